@@ -1,0 +1,10 @@
+export interface CliIo {
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env };
+}

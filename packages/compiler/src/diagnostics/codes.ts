@@ -1,0 +1,24 @@
+import { callCodes } from './codes/calls.js';
+import { internalCodes } from './codes/internal.js';
+import { modelCodes } from './codes/model.js';
+import { pathCodes } from './codes/path.js';
+import { schemaCodes } from './codes/schema.js';
+import { sourceCodes } from './codes/source.js';
+import type { CodeInfo } from './codes/types.js';
+
+export type { CodeInfo } from './codes/types.js';
+
+export const CODES = {
+  ...sourceCodes,
+  ...schemaCodes,
+  ...modelCodes,
+  ...callCodes,
+  ...pathCodes,
+  ...internalCodes,
+} as const;
+
+export type Code = keyof typeof CODES;
+
+export function codeInfo(code: Code): CodeInfo {
+  return CODES[code];
+}

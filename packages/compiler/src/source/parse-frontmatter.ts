@@ -1,0 +1,203 @@
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
+import type { YEntry, YMap, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
+
+const SCALAR_STYLES: Record<string, ScalarStyle> = {
+  [Scalar.PLAIN]: 'plain',
+  [Scalar.QUOTE_SINGLE]: 'single',
+  [Scalar.QUOTE_DOUBLE]: 'double',
+  [Scalar.BLOCK_LITERAL]: 'literal',
+  [Scalar.BLOCK_FOLDED]: 'folded',
+};
+
+const COLON_TRAP_ERRORS = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
+/**
+ * Parses frontmatter as YAML 1.2 (core schema) and converts it to a located tree,
+ * enforcing SRC-2 (duplicates, anchors, aliases, merge keys, tags, string keys),
+ * SRC-5 (style warnings) and the syntax half of SRC-6. Returns undefined on a syntax
+ * error: field checks on a broken tree would only add noise.
+ */
+export function parseFrontmatter(yaml: string, offset: number, reporter: Reporter): YNode | undefined {
+  const doc = parseDocument(yaml, {
+    version: '1.2',
+    schema: 'core',
+    uniqueKeys: false,
+    prettyErrors: false,
+    strict: true,
+    keepSourceTokens: false,
+  });
+  if (doc.errors.length > 0) {
+    reportSyntaxErrors(doc.errors, offset, reporter);
+    return undefined;
+  }
+  const converter = new Converter(offset, reporter);
+  if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
+  return converter.convert(doc.contents as YamlNode, undefined);
+}
+
+function reportSyntaxErrors(errors: readonly { code: string; pos: [number, number]; message: string }[], offset: number, reporter: Reporter): void {
+  const linesSeen = new Set<number>();
+  for (const error of errors) {
+    const span = { start: offset + error.pos[0], end: offset + Math.max(error.pos[1], error.pos[0] + 1) };
+    const { line } = reporter.lines.position(span.start);
+    if (linesSeen.has(line)) continue;
+    linesSeen.add(line);
+    const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
+    const lineText = reporter.lines.lineText(line);
+    const previous = reporter.lines.lineText(line - 1);
+    if (COLON_TRAP_ERRORS.has(error.code) && (/:\s.*:\s/.test(lineText + ' ') || /: /.test(lineText) || /: /.test(previous))) {
+      const lineStart = reporter.lines.starts[line - 1] ?? span.start;
+      // Point at the value after the first `key: `, which is what needs quoting.
+      const valueAt = /^\s*(?:-\s+)?[^\s:#][^:#]*:\s+(?=\S)/.exec(lineText)?.[0].length ?? lineText.search(/\S/);
+      reporter.report('BP1050', { start: lineStart + Math.max(0, valueAt), end: lineStart + lineText.length }, 'Unexpected `: ` inside an unquoted value: YAML reads it as a nested mapping', {
+        hint: 'quote the whole value (`description: "Note: x"`) or write it as a block scalar after `|` or `>`',
+      });
+      continue;
+    }
+    reporter.report('BP1010', span, `YAML syntax error: ${message}`);
+  }
+}
+
+class Converter {
+  constructor(
+    private readonly offset: number,
+    private readonly reporter: Reporter,
+  ) {}
+
+  private span(node: { range?: [number, number, number] | null | undefined } | null | undefined, fallback: Span): Span {
+    const range = node?.range;
+    if (!range) return fallback;
+    return { start: this.offset + range[0], end: this.offset + range[1] };
+  }
+
+  /** `parentIndent` is the column of the key or dash that owns this node (undefined at the root). */
+  convert(node: YamlNode, parentIndent: number | undefined): YNode {
+    const nodeSpan = this.span(node, { start: this.offset, end: this.offset });
+    if (isAlias(node)) {
+      this.reporter.report('BP1012', nodeSpan, `Unexpected alias \`*${node.source}\`, expected a value written out`, {
+        hint: 'anchors and aliases are not part of the Berry profile; repeat the value',
+      });
+      return { kind: 'scalar', span: nodeSpan, value: null, style: 'plain', ref: false, empty: false };
+    }
+    if (node.anchor) {
+      // The node's range starts after its anchor; point at `&name` itself.
+      const at = this.reporter.lines.text.lastIndexOf('&' + node.anchor, nodeSpan.start);
+      const anchorSpan = at === -1 ? nodeSpan : { start: at, end: at + node.anchor.length + 1 };
+      this.reporter.report('BP1012', anchorSpan, `Unexpected anchor \`&${node.anchor}\`, expected a plain value`, {
+        hint: 'anchors and aliases are not part of the Berry profile; remove the anchor',
+      });
+    }
+    const tag = node.tag;
+    const isRef = tag === '!ref';
+    let span = nodeSpan;
+    if (tag !== undefined) {
+      // The node's range starts after its tag; the tag belongs to the node's span.
+      const tagSpan = this.tagSpan(nodeSpan);
+      span = { start: tagSpan.start, end: nodeSpan.end };
+      if (!(isRef && isScalar(node))) {
+        this.reporter.report('BP1014', tagSpan, `Unexpected tag \`${tag}\`, expected no tag (only \`!ref name\` on a scalar is allowed)`, {
+          hint: isRef ? '`!ref` takes a source name: `!ref notes.compose`' : 'remove the tag; quote the value if it must be a string',
+        });
+      }
+    }
+    if (isScalar(node)) return this.scalar(node, span, isRef);
+    if (isMap(node)) {
+      const indent = this.checkIndent(node.flow ?? false, node.items[0]?.key as YamlNode | undefined, parentIndent);
+      if (node.flow && node.items.length > 0) this.flowWarning(span, 'mapping');
+      const entries: YEntry[] = [];
+      const seen = new Map<string, YEntry>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const keyNode = pair.key as YamlNode | null;
+        const keySpan = this.span(keyNode, span);
+        const key = this.key(keyNode, keySpan);
+        const valueNode = pair.value as YamlNode | null;
+        const value: YNode =
+          valueNode === null || (isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
+            ? { kind: 'scalar', span: { start: keySpan.end, end: keySpan.end }, value: null, style: 'plain', ref: false, empty: true }
+            : this.convert(valueNode, indent);
+        const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
+        if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
+          this.reporter.report('BP1013', keySpan, 'Unexpected merge key `<<`, expected the fields written out', {
+            hint: 'merge keys are not part of YAML 1.2; repeat the fields',
+          });
+        }
+        const first = seen.get(key);
+        if (first) {
+          this.reporter.report('BP1011', keySpan, `Unexpected duplicate key \`${key}\`, expected each key once`, {
+            related: [this.reporter.locate(first.keySpan, `first \`${key}\` is here`)],
+          });
+          continue;
+        }
+        seen.set(key, e);
+        entries.push(e);
+      }
+      return { kind: 'map', span, flow: node.flow ?? false, entries };
+    }
+    if (isSeq(node)) {
+      const indent = this.checkIndent(node.flow ?? false, node.items[0] as YamlNode | undefined, parentIndent, true);
+      if (node.flow && node.items.length > 0) this.flowWarning(span, 'list');
+      const items = node.items.map((item) =>
+        item === null
+          ? ({ kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: true } as YScalar)
+          : this.convert(item as YamlNode, indent),
+      );
+      return { kind: 'seq', span, flow: node.flow ?? false, items };
+    }
+    return { kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: false };
+  }
+
+  private scalar(node: Scalar, span: Span, ref: boolean): YScalar {
+    const style = SCALAR_STYLES[node.type ?? Scalar.PLAIN] ?? 'plain';
+    let value = node.value as unknown;
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      this.reporter.report('BP1016', span, `Unexpected \`${node.source ?? String(value)}\`, expected a value JSON can hold`, {
+        hint: 'JSON has no infinity or NaN; use a finite number or a quoted string',
+      });
+      value = null;
+    } else if (typeof value === 'bigint') value = Number(value);
+    if (ref && typeof value !== 'string') value = String(node.source ?? value);
+    return { kind: 'scalar', span, value: value as YScalar['value'], style, ref, empty: false };
+  }
+
+  private key(keyNode: YamlNode | null, keySpan: Span): string {
+    if (keyNode !== null && isScalar(keyNode) && typeof keyNode.value === 'string') return keyNode.value;
+    const text = keyNode !== null && isScalar(keyNode) ? String(keyNode.source ?? keyNode.value) : keyNode === null ? '' : String(keyNode);
+    this.reporter.report('BP1015', keySpan, `Unexpected ${keyNode !== null && isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`, {
+      hint: `quote the key: \`'${text}':\``,
+    });
+    return text;
+  }
+
+  private checkIndent(flow: boolean, first: YamlNode | undefined, parentIndent: number | undefined, isSeqNode = false): number | undefined {
+    if (flow || !first?.range) return parentIndent;
+    // A sequence's items start after `- `; the dash sits two columns before the item.
+    const itemOffset = this.offset + first.range[0];
+    const column = this.reporter.lines.position(itemOffset).column - 1 - (isSeqNode ? 2 : 0);
+    if (parentIndent !== undefined && column !== parentIndent + 2) {
+      const lineStart = itemOffset - (this.reporter.lines.position(itemOffset).column - 1);
+      this.reporter.report('BP1040', { start: lineStart, end: lineStart + column + 1 }, `Unexpected indentation of ${column - parentIndent} spaces, expected 2`, {
+        hint: 'indent nested mappings and lists by two spaces',
+      });
+    }
+    return column;
+  }
+
+  /** The node's range starts after its tag; point at the `!tag` itself. */
+  private tagSpan(span: Span): Span {
+    const text = this.reporter.lines.text;
+    const lineStart = text.lastIndexOf('\n', span.start - 1) + 1;
+    let bang = text.lastIndexOf('!', span.start);
+    if (bang < lineStart) return span;
+    while (text[bang - 1] === '!') bang--;
+    const end = text.slice(bang).search(/[\s,\]}]/);
+    return { start: bang, end: end === -1 ? text.length : bang + end };
+  }
+
+  private flowWarning(span: Span, what: string): void {
+    this.reporter.report('BP1041', span, `Unexpected non-empty flow ${what}, expected it written expanded`, {
+      hint: what === 'list' ? 'write one `- item` per line' : 'write one `key: value` per line',
+    });
+  }
+}

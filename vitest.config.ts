@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests exercise the TypeScript sources, not a possibly stale dist/.
+    alias: [
+      { find: /^@berrypack\/compiler$/, replacement: here('./packages/compiler/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    testTimeout: 30_000,
+    pool: 'forks',
+  },
+});
