@@ -1,4 +1,9 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkDirectory } from '../src/check-directory.js';
+import { finalSegment, namespaceOf } from '../src/routine/names.js';
 import { checkSource } from '../src/routine/check-routine.js';
 import { CODE_BODY, HEAD, check, diagnose, summary } from '../../../test/support/diagnose.js';
 
@@ -205,5 +210,36 @@ describe('KIND-1..8 kinds and inventories', () => {
   it('KIND-8 catalog is a boolean', () => {
     expect(summary(diagnose(HEAD.code + "catalog: 'true'\n", CODE_BODY))).toEqual(['BP1118 KIND-8 5:10']);
     expect(diagnose(HEAD.code + 'catalog: false\n', CODE_BODY)).toEqual([]);
+  });
+});
+
+describe('SRC-9 names across a directory', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-src9-'));
+  mkdirSync(path.join(dir, 'a'));
+  mkdirSync(path.join(dir, 'b'));
+  writeFileSync(path.join(dir, 'a/compose.md'), '---\nname: notes.compose\ndescription: d\n---\nOne.\n');
+  writeFileSync(path.join(dir, 'b/compose.md'), '---\nname: notes.compose\ndescription: d\n---\nTwo.\n');
+  writeFileSync(path.join(dir, 'b/react.md'), '---\nname: patterns.react\ndescription: d\n---\nThree.\n');
+  writeFileSync(path.join(dir, 'b/vue.md'), '---\nname: patterns.svelte\ndescription: d\n---\nFour.\n');
+  it('refuses a second source with the same name, pointing at the first', () => {
+    const { diagnostics } = checkDirectory(dir);
+    const duplicate = diagnostics.filter((d) => d.code === 'BP1090');
+    expect(summary(duplicate)).toEqual(['BP1090 SRC-9 2:7']);
+    expect(duplicate[0]!.file).toBe(path.join(dir, 'b/compose.md'));
+    expect(duplicate[0]!.related).toEqual([{ file: path.join(dir, 'a/compose.md'), line: 2, column: 7, message: '`notes.compose` is first declared here' }]);
+  });
+  it('warns when the file name differs from the final segment, and directories never assign names', () => {
+    const { diagnostics, routines } = checkDirectory(dir);
+    expect(diagnostics.filter((d) => d.code === 'BP1091').map((d) => path.basename(d.file))).toEqual(['vue.md']);
+    expect(routines.map((r) => r.name)).toEqual(['notes.compose', 'notes.compose', 'patterns.react', 'patterns.svelte']);
+  });
+});
+
+describe('NAME-3 namespaces', () => {
+  it('is everything before the last dot; no dot is the root namespace', () => {
+    expect(namespaceOf('patterns.react')).toBe('patterns');
+    expect(namespaceOf('a.b.c')).toBe('a.b');
+    expect(namespaceOf('converse')).toBe('');
+    expect(finalSegment('a.b.c')).toBe('c');
   });
 });

@@ -1,7 +1,11 @@
+import { bundleCodes } from './codes/bundle.js';
 import { callCodes } from './codes/calls.js';
+import { codeCodes } from './codes/code.js';
 import { internalCodes } from './codes/internal.js';
+import { manifestCodes } from './codes/manifest.js';
 import { modelCodes } from './codes/model.js';
 import { pathCodes } from './codes/path.js';
+import { referenceCodes } from './codes/reference.js';
 import { schemaCodes } from './codes/schema.js';
 import { sourceCodes } from './codes/source.js';
 import type { CodeInfo } from './codes/types.js';
@@ -14,6 +18,10 @@ export const CODES = {
   ...modelCodes,
   ...callCodes,
   ...pathCodes,
+  ...manifestCodes,
+  ...referenceCodes,
+  ...codeCodes,
+  ...bundleCodes,
   ...internalCodes,
 } as const;
 

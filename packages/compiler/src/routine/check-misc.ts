@@ -9,11 +9,7 @@ import { checkName } from './names.js';
 /** MISC-1 `compaction`. */
 export function checkCompactionField(ctx: RoutineContext, node: YNode): void {
   const r = ctx.reporter;
-  if (ctx.operation === 'classification') {
-    r.report('BP1463', entry(ctx.frontmatter, 'compaction')?.keySpan ?? node.span, 'Unexpected `compaction` on a classification routine, expected it only on generation', {
-      hint: 'a classification keeps no conversation to compact; remove `compaction`',
-    });
-  }
+  // "Not on classification" is reported once, by the classification checker (CLS-1 lists compaction too).
   const map = expectMapping(r, node, 'BP1460', '`compaction`', '`max_tokens` and `keep_turns`');
   if (!map) return;
   checkOwnKeys(r, map, ['max_tokens', 'keep_turns', 'summary'], 'BP1460', '`compaction`');

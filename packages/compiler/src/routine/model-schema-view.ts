@@ -77,3 +77,9 @@ export function stringsOf(seq: YSeq | undefined): string[] | undefined {
 export function code(text: string): string {
   return '`' + text + '`';
 }
+
+/** `a`, `b` and `c`: for lists that are all meant, where `quoteList` offers a choice. */
+export function andList(items: readonly string[]): string {
+  const q = items.map(code);
+  return q.length <= 1 ? q.join('') : q.slice(0, -1).join(', ') + ' and ' + q[q.length - 1];
+}

@@ -2,7 +2,7 @@ import type { Reporter } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { entry, type YEntry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { expectInteger, expectMap, expectSeq, expectString } from './expect.js';
-import { code, scalarAt, seqAt, stringsOf } from './model-schema-view.js';
+import { andList, code, scalarAt, seqAt, stringsOf } from './model-schema-view.js';
 
 /** MDL-2: the only keys `model.select` accepts, in the spec's order. */
 export const SELECT_KEYS = [
@@ -29,7 +29,7 @@ const INFERRED: Readonly<Record<string, string>> = {
 
 /** MDL-2..5 and the `session` block of MDL-7 on `model.select`. */
 export function checkSelect(r: Reporter, selectEntry: YEntry): void {
-  const select = expectMap(r, selectEntry.value, 'BP1310', '`model.select`', '{operation: generation}');
+  const select = expectMap(r, selectEntry.value, 'BP1310', '`model.select`');
   if (!select) return;
   for (const e of select.entries) {
     const inferred = INFERRED[e.key];
@@ -95,7 +95,7 @@ function checkContextLength(r: Reporter, node: YNode): void {
     });
     return;
   }
-  const map = expectMap(r, node, 'BP1331', '`model.select.context_length`', '{minimum: N}');
+  const map = expectMap(r, node, 'BP1331', '`model.select.context_length`');
   if (!map) return;
   for (const e of map.entries) {
     if (e.key === 'minimum') continue;
@@ -117,7 +117,7 @@ function checkContextLength(r: Reporter, node: YNode): void {
  * profile around it is fixed.
  */
 function checkSessionBlock(r: Reporter, select: YMap, session: YEntry): void {
-  const block = expectMap(r, session.value, 'BP1362', '`model.select.session`', '{trigger: voice_activity}');
+  const block = expectMap(r, session.value, 'BP1362', '`model.select.session`');
   if (!block) return;
   for (const e of block.entries) {
     if (e.key === 'trigger') continue;
@@ -163,7 +163,7 @@ function checkVoiceProfile(r: Reporter, select: YMap, trigger: YNode): void {
     // A malformed list is MDL-4's to report.
     if (words === undefined) continue;
     if (words.length !== 1 || words[0] !== 'audio') {
-      r.report('BP1363', e.value, `Unexpected ${words.length === 0 ? 'empty list' : quoteList(words)} for \`${key}\` in the audio session profile, expected only \`audio\``, {
+      r.report('BP1363', e.value, `Unexpected ${words.length === 0 ? 'empty list' : andList(words)} for \`${key}\` in the audio session profile, expected only \`audio\``, {
         hint: PROFILE_HINT,
       });
     }

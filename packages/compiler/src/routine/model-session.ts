@@ -1,8 +1,7 @@
 import type { Span } from '../diagnostics/reporter.js';
-import { quoteList } from '../hints/did-you-mean.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import type { RoutineContext } from './context.js';
-import { mapAt, scalarAt, schemaRoot, seqAt, stringAt, stringsOf } from './model-schema-view.js';
+import { andList, mapAt, scalarAt, schemaRoot, seqAt, stringAt, stringsOf } from './model-schema-view.js';
 
 const VOICE_INPUT_HINT =
   'write `input` as `type: object` with `required: [audio]` and `properties.audio`, which is `type: object` with ' +
@@ -61,8 +60,10 @@ interface Located {
  */
 function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, names: string[]): Map<string, Located> | undefined {
   const r = ctx.reporter;
-  const expected = `exactly ${quoteList(names)}`;
+  const expected = `exactly ${andList(names)}`;
   const type = stringAt(node, 'type');
+  // A `type` that is not a string is SCH-3's to report.
+  if (entry(node, 'type') && type === undefined) return undefined;
   if (type !== 'object') {
     r.report('BP1361', entry(node, 'type')?.value ?? at, `Unexpected ${type === undefined ? 'schema without `type`' : `\`type: ${type}\``} for \`${path}\`, expected \`type: object\` with properties ${expected}`, {
       hint: VOICE_INPUT_HINT,
@@ -73,10 +74,8 @@ function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, na
   // Properties that are not a mapping are SCH's to report.
   if (entry(node, 'properties') && !props) return undefined;
   const found = new Map<string, Located>();
-  let ok = true;
   for (const e of props?.entries ?? []) {
     if (!names.includes(e.key)) {
-      ok = false;
       r.report('BP1361', e.keySpan, `Unexpected property \`${e.key}\` in \`${path}\`, expected ${expected}`, { hint: VOICE_INPUT_HINT });
     } else if (e.value.kind === 'map') {
       found.set(e.key, { node: e.value, at: e.keySpan });
@@ -84,23 +83,20 @@ function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, na
   }
   const missing = names.filter((n) => !props || !entry(props, n));
   if (missing.length > 0) {
-    ok = false;
-    r.report('BP1361', entry(node, 'properties')?.keySpan ?? at, `Unexpected \`${path}\` without ${quoteList(missing)}, expected properties ${expected}`, { hint: VOICE_INPUT_HINT });
+    r.report('BP1361', entry(node, 'properties')?.keySpan ?? at, `Unexpected \`${path}\` without ${andList(missing)}, expected properties ${expected}`, { hint: VOICE_INPUT_HINT });
   }
   const requiredEntry = entry(node, 'required');
   const required = stringsOf(seqAt(node, 'required'));
   if (!requiredEntry || (required !== undefined && (names.some((n) => !required.includes(n)) || required.some((n) => !names.includes(n))))) {
-    ok = false;
-    r.report('BP1361', requiredEntry?.keySpan ?? at, `Unexpected ${requiredEntry ? `\`required\` of ${required?.length ? quoteList(required) : 'nothing'}` : `\`${path}\` without \`required\``}, expected \`required\` to list ${expected}`, {
+    r.report('BP1361', requiredEntry?.keySpan ?? at, `Unexpected ${requiredEntry ? `\`required\` of ${required?.length ? andList(required) : 'nothing'}` : `\`${path}\` without \`required\``}, expected \`required\` to list ${expected}`, {
       hint: VOICE_INPUT_HINT,
     });
   }
   const extra = entry(node, 'additionalProperties');
   if (extra && !(extra.value.kind === 'scalar' && extra.value.value === false)) {
-    ok = false;
     r.report('BP1361', extra.keySpan, `Unexpected \`additionalProperties\` admitting extra properties in \`${path}\`, expected none or \`false\``, { hint: VOICE_INPUT_HINT });
   }
-  return ok ? found : undefined;
+  return found;
 }
 
 function checkLeafType(ctx: RoutineContext, leaf: Located | undefined, path: string, types: string[]): void {

@@ -1,7 +1,9 @@
+import { isOfJsonType } from '../schema/fit-type.js';
 import type { Reporter } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { entry, toJson, type YEntry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { ALL_FIELDS } from './inventory.js';
+import { andList } from './model-schema-view.js';
 import { SELECT_KEYS } from './model-select.js';
 
 /** One model connection of a catalog (`--catalog FILE`, see CONTRACTS.md). */
@@ -48,7 +50,7 @@ export function checkModelKeys(r: Reporter, model: YMap): void {
     if (e.key === 'settings') {
       const keys = e.value.kind === 'map' ? e.value.entries.map((s) => s.key) : [];
       r.report('BP1350', e.keySpan, `Unexpected \`settings\` in \`model\`, expected each setting directly inside \`model\`, beside ${anchor}`, {
-        hint: keys.length > 0 ? `move ${quoteList(keys)} up into \`model\` and remove \`settings\`` : 'write each setting directly inside `model` and remove `settings`',
+        hint: keys.length > 0 ? `move ${andList(keys)} up into \`model\` and remove \`settings\`` : 'write each setting directly inside `model` and remove `settings`',
       });
       continue;
     }
@@ -182,7 +184,7 @@ function properties(model: CatalogModel): Record<string, Record<string, unknown>
 function valueProblem(value: unknown, schema: Record<string, unknown>): string | undefined {
   const type = schema['type'];
   const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
-  if (types.length > 0 && !types.some((t) => hasType(value, t))) return types.length === 1 ? `a value of type \`${types[0]}\`` : `a value of type ${quoteList(types)}`;
+  if (types.length > 0 && !types.some((t) => isOfJsonType(value, t))) return types.length === 1 ? `a value of type \`${types[0]}\`` : `a value of type ${quoteList(types)}`;
   const allowed = schema['enum'];
   if (Array.isArray(allowed) && !allowed.some((a) => sameJson(a, value))) return `one of ${allowed.map(show).join(', ')}`;
   if ('const' in schema && !sameJson(schema['const'], value)) return show(schema['const']);
@@ -196,26 +198,6 @@ function valueProblem(value: unknown, schema: Record<string, unknown>): string |
   return undefined;
 }
 
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return value !== null && typeof value === 'object' && !Array.isArray(value);
-    default:
-      return true;
-  }
-}
 
 function sameJson(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);

@@ -115,7 +115,7 @@ class Converter {
         const valueNode = pair.value as YamlNode | null;
         const value: YNode =
           valueNode === null || (isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
-            ? { kind: 'scalar', span: { start: keySpan.end, end: keySpan.end }, value: null, style: 'plain', ref: false, empty: true }
+            ? { kind: 'scalar', span: this.emptyValueSpan(keySpan), value: null, style: 'plain', ref: false, empty: true }
             : this.convert(valueNode, indent);
         const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
         if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
@@ -174,7 +174,11 @@ class Converter {
     if (flow || !first?.range) return parentIndent;
     // A sequence's items start after `- `; the dash sits two columns before the item.
     const itemOffset = this.offset + first.range[0];
-    const column = this.reporter.lines.position(itemOffset).column - 1 - (isSeqNode ? 2 : 0);
+    const text = this.reporter.lines.text;
+    // A sequence is indented where its dash is; the first item may carry a tag or anchor.
+    const dash = isSeqNode ? text.lastIndexOf('-', itemOffset) : -1;
+    const anchor = dash >= 0 && text.lastIndexOf('\n', itemOffset - 1) < dash ? dash : itemOffset;
+    const column = this.reporter.lines.position(anchor).column - 1 - (isSeqNode && anchor === itemOffset ? 2 : 0);
     if (parentIndent !== undefined && column !== parentIndent + 2) {
       const lineStart = itemOffset - (this.reporter.lines.position(itemOffset).column - 1);
       this.reporter.report('BP1040', { start: lineStart, end: lineStart + column + 1 }, `Unexpected indentation of ${column - parentIndent} spaces, expected 2`, {
@@ -182,6 +186,14 @@ class Converter {
       });
     }
     return column;
+  }
+
+  /** Just after the `:` of `key:`, where the missing value would be. */
+  private emptyValueSpan(keySpan: Span): Span {
+    const text = this.reporter.lines.text;
+    const colon = text.indexOf(':', keySpan.end);
+    const at = colon !== -1 && colon - keySpan.end < 3 ? colon + 1 : keySpan.end;
+    return { start: at, end: at };
   }
 
   /** The node's range starts after its tag; point at the `!tag` itself. */

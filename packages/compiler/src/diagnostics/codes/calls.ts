@@ -5,10 +5,6 @@ function model(fields: string): string {
   return `---\nname: notes.answer\ndescription: Answers a question.\nmodel:\n  select:\n    operation: generation\n${fields}---\nAnswer the question.\n`;
 }
 
-function classifier(fields: string): string {
-  return `---\nname: notes.triage\ndescription: Sorts a note.\nmodel:\n  select:\n    operation: classification\n${fields}---\nSort the note.\n`;
-}
-
 const OUTPUT_PORT = 'port:\n  input: false\n  output: true\n  limits:\n    bytes: 65536\n    messages: 16\n    pending: 4\n';
 
 /** BP14xx: tools (TOOL), next (NEXT), port (PORT) and the other structured fields (MISC). */
@@ -212,12 +208,6 @@ export const callCodes = {
     severity: 'error',
     title: '`compaction.summary` is not a valid routine name',
     example: model('compaction:\n  max_tokens: 20000\n  keep_turns: 4\n  summary: notes summary\n'),
-  },
-  BP1463: {
-    rule: 'MISC-1',
-    severity: 'error',
-    title: '`compaction` on a classification routine',
-    example: classifier('compaction:\n  max_tokens: 20000\n  keep_turns: 4\n'),
   },
   BP1465: {
     rule: 'MISC-2',
