@@ -8,6 +8,8 @@ export default defineConfig({
     // Tests exercise the TypeScript sources, not a possibly stale dist/.
     alias: [
       { find: /^@berrypack\/compiler$/, replacement: here('./packages/compiler/src/index.ts') },
+      { find: /^@berrypack\/compiler\/bundle$/, replacement: here('./packages/compiler/src/bundle/index.ts') },
+      { find: /^@berrypack\/compiler\/jsonpath$/, replacement: here('./packages/compiler/src/reference/jsonpath.ts') },
     ],
   },
   test: {

@@ -4,20 +4,50 @@ describe('public exports', () => {
   it('@berrypack/compiler exposes exactly this API', async () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
+      'BUNDLE_FORMAT',
       'CODES',
       'LineIndex',
+      'RawJson',
+      'TrackingHost',
+      'bundleFileName',
+      'canonicalJson',
       'checkDirectory',
       'checkSource',
       'codeFrame',
+      'createBundle',
+      'createCompiler',
       'evaluatePath',
+      'firstDifference',
       'formatPath',
       'hasErrors',
+      'loadBundleFile',
+      'nodeHost',
+      'parseCatalog',
       'parseSingularPath',
+      'readBundle',
       'sortDiagnostics',
+      'writeBundle',
+    ]);
+  });
+  it('@berrypack/compiler/bundle is the runtime seam', async () => {
+    const api = await import('../packages/compiler/src/bundle/index.js');
+    expect(Object.keys(api).sort()).toEqual([
+      'BUNDLE_FORMAT',
+      'RawJson',
+      'bundleFileName',
+      'canonicalJson',
+      'createBundle',
+      'digestOf',
+      'isDigest',
+      'loadBundleFile',
+      'readBundle',
+      'sha256Hex',
+      'verifyBlob',
+      'writeBundle',
     ]);
   });
   it('berrypack (the CLI package) exposes run', async () => {
     const api = await import('../packages/cli/src/index.js');
-    expect(Object.keys(api).sort()).toEqual(['CHECK_HELP', 'run']);
+    expect(Object.keys(api).sort()).toEqual(['BUILD_HELP', 'CHECK_HELP', 'INSPECT_HELP', 'VERIFY_HELP', 'run']);
   });
 });

@@ -7,3 +7,12 @@ export { checkSource, type CheckSourceResult, type RoutineSource } from './routi
 export type { SourceKind } from './routine/context.js';
 export { checkDirectory, type CheckDirectoryResult } from './check-directory.js';
 export { parseSingularPath, evaluatePath, formatPath, type PathSegment, type SingularPath } from './reference/jsonpath.js';
+export { createCompiler, type BuildOptions, type BuildResult, type Compiler, type CompilerOptions, type CompilerStats } from './package/compile-package.js';
+export type { PackageSummary } from './package/assemble-content.js';
+export { parseCatalog, type Catalog, type CatalogTool } from './package/catalog.js';
+export { firstDifference } from './package/first-difference.js';
+export { canonicalJson, RawJson } from './bundle/canonical-json.js';
+export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './bundle/envelope.js';
+export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult } from './bundle/read-bundle.js';
+export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
+export { nodeHost, TrackingHost, type CompilerHost } from './host.js';

@@ -1,0 +1,123 @@
+import { Buffer } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isSha256Hex } from './digest.js';
+import type { BundleFile } from './envelope.js';
+import { readBundle, type ReadBundleResult } from './read-bundle.js';
+
+/**
+ * Writes the blobs to `outDir/blobs/sha256/<hex>`, then the bundle file to
+ * `outDir/<fileName>`, each atomically (a temporary file in the same directory, fsync,
+ * rename), so a reader never sees a partial file and a bundle never appears before its
+ * blobs. Files that already hold identical bytes are left alone, which keeps watchers quiet
+ * and caches warm. On failure the temporary files are removed and the error is rethrown;
+ * blobs already written stay, which is harmless: they are named by their content.
+ *
+ * @returns the bundle file's absolute path.
+ */
+export function writeBundle(outDir: string, bundle: BundleFile): string {
+  // A hand-made BundleFile must not write outside outDir.
+  if (path.basename(bundle.fileName) !== bundle.fileName || bundle.fileName.includes('\\') || !bundle.fileName.endsWith('.berry.json')) {
+    throw new TypeError(`Unexpected bundle file name ${JSON.stringify(bundle.fileName)}, expected <plugin-name>.<hex>.berry.json`);
+  }
+  const dir = path.resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  if (bundle.blobs.size > 0) {
+    const blobDir = path.join(dir, 'blobs', 'sha256');
+    mkdirSync(blobDir, { recursive: true });
+    for (const [hex, bytes] of bundle.blobs) {
+      if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits`);
+      writeFileAtomic(path.join(blobDir, hex), bytes);
+    }
+    syncDirectory(blobDir);
+  }
+  const file = path.join(dir, bundle.fileName);
+  writeFileAtomic(file, bundle.bytes);
+  syncDirectory(dir);
+  return file;
+}
+
+/**
+ * Reads and verifies a bundle file (see `readBundle`), resolving resource blobs from
+ * `blobs/sha256/<hex>` beside it. Never throws: an unreadable file is BP4001.
+ */
+export function loadBundleFile(file: string | URL, options: { expectedId?: string | undefined } = {}): ReadBundleResult {
+  const filePath = typeof file === 'string' ? path.resolve(file) : fileURLToPath(file);
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(filePath);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    return { ok: false, error: { code: 'BP4001', rule: 'BND-4', message: `Unexpected ${reason} reading ${filePath}, expected a readable bundle file` } };
+  }
+  const blobDir = path.join(path.dirname(filePath), 'blobs', 'sha256');
+  return readBundle(bytes, {
+    expectedId: options.expectedId,
+    // readBundle only asks for well-formed hex digests, so the name cannot leave blobDir.
+    readBlob: (hex) => {
+      try {
+        return readFileSync(path.join(blobDir, hex));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+  });
+}
+
+function writeFileAtomic(target: string, bytes: Uint8Array): void {
+  if (holdsBytes(target, bytes)) return;
+  // Dot-prefixed, so discovery and globs pass over it; the random part keeps two concurrent
+  // builds (turbo runs packages in parallel) from sharing a temporary file.
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temporary, 'wx');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    // Without it a crash after the rename can leave an empty file under the final name.
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temporary, target);
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // The write error is the one worth reporting.
+      }
+    }
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // Same: report the failure that stopped the write.
+    }
+    throw error;
+  }
+}
+
+function holdsBytes(file: string, bytes: Uint8Array): boolean {
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile() || stat.size !== bytes.length) return false;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(readFileSync(file));
+  } catch {
+    return false;
+  }
+}
+
+/** Makes the renames durable where the platform allows it (Windows cannot fsync a directory). */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Durability of the directory entry is best effort; the files themselves are synced.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,80 @@
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { Reporter } from '../diagnostics/reporter.js';
+import { accountCodeSize, analyzeCodeRoutine, sizeExcessMessage, type CapturedModule, type CodeContext, type CodeRoutineResult, type SizeAccount } from '../code/index.js';
+import type { ManifestInfo } from '../manifest/index.js';
+import type { RoutineSource } from '../routine/check-routine.js';
+import { entry } from '../source/yaml-tree.js';
+import { relativePosix } from './paths.js';
+
+export interface CodeAnalysis {
+  routines: Map<string, CodeRoutineResult>;
+  /** Supporting modules by absolute path, each once. */
+  modules: Map<string, CapturedModule>;
+  account: SizeAccount;
+  diagnostics: Diagnostic[];
+  files: string[];
+}
+
+/** CODE-1..7 for every code routine, then the package's 1 MiB account (CODE-6). */
+export function analyzeCode(routines: readonly RoutineSource[], manifest: ManifestInfo, ctx: CodeContext): CodeAnalysis {
+  const results = new Map<string, CodeRoutineResult>();
+  const modules = new Map<string, CapturedModule>();
+  const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
+  const sizes: { path: string; size: number }[] = [];
+  const seenDiagnostics = new Set<string>();
+  for (const routine of routines) {
+    if (routine.kind !== 'code' || routine.name === undefined) continue;
+    const result = analyzeCodeRoutine(
+      {
+        file: routine.file,
+        text: routine.text,
+        lines: routine.lines,
+        bodyStart: routine.bodyStart,
+        sourcePath: relativePosix(manifest.dir, routine.file),
+        declaredTools: declaredTools(routine),
+        catalog: isTrue(routine, 'catalog'),
+      },
+      ctx,
+    );
+    results.set(routine.name, result);
+    // A supporting module's problems reach every routine that imports it: report them once.
+    for (const d of result.diagnostics) {
+      const key = `${d.file}:${d.line}:${d.column}:${d.code}`;
+      if (seenDiagnostics.has(key)) continue;
+      seenDiagnostics.add(key);
+      diagnostics.push(d);
+    }
+    files.push(...result.files);
+    sizes.push({ path: relativePosix(manifest.dir, routine.file), size: result.bodySize });
+    for (const m of result.modules) modules.set(m.path, m);
+  }
+  for (const m of modules.values()) sizes.push({ path: m.relPath, size: m.size });
+  const account = accountCodeSize(sizes);
+  if (account.total > account.limit) {
+    const r = new Reporter(manifest.file, manifest.lines);
+    const at = entry(manifest.tree, 'extensions')?.keySpan ?? { start: 0, end: 1 };
+    r.report('BP3050', at, sizeExcessMessage(account), {
+      hint: 'move large data into resources, or split the package',
+      related: account.entries.slice(0, 5).map((e) => ({ file: `${manifest.dir}/${e.path}`, line: 1, column: 1, message: `${e.size.toLocaleString('en-US')} bytes` })),
+    });
+    diagnostics.push(...r.diagnostics);
+  }
+  return { routines: results, modules, account, diagnostics, files };
+}
+
+function declaredTools(routine: RoutineSource): string[] {
+  const tools = entry(routine.frontmatter, 'tools')?.value;
+  if (tools?.kind !== 'seq') return [];
+  const keys: string[] = [];
+  for (const item of tools.items) {
+    if (item.kind === 'scalar' && typeof item.value === 'string') keys.push(item.value);
+    else if (item.kind === 'map' && item.entries.length === 1) keys.push(item.entries[0]!.key);
+  }
+  return keys;
+}
+
+function isTrue(routine: RoutineSource, key: string): boolean {
+  const v = entry(routine.frontmatter, key)?.value;
+  return v?.kind === 'scalar' && v.value === true;
+}

@@ -1,0 +1,179 @@
+import { digestOf } from '../bundle/digest.js';
+import type { CapturedResource, ManifestInfo } from '../manifest/index.js';
+import type { RoutineSource } from '../routine/check-routine.js';
+import type { PackageResolution, ResolvedRoutine } from '../reference/resolve-package.js';
+import type { Target } from '../reference/resolve-name.js';
+import { entry, toJson } from '../source/yaml-tree.js';
+import { decodeSourceText } from '../source/normalize-text.js';
+import type { CodeAnalysis } from './analyze-code.js';
+import type { FragmentCache } from './fragment-cache.js';
+import { relativePosix } from './paths.js';
+import type { CompiledImport } from './resolve-imports.js';
+
+export { FragmentCache } from './fragment-cache.js';
+
+/** What an importer's module and `berrypack types` describe about a package. */
+export interface PackageSummary {
+  id: string;
+  fileName: string;
+  name: string;
+  agents: Record<string, { title: string; description: string; entry: string }>;
+  exports: string[];
+  routines: Record<string, { kind: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
+  requirements: PackageResolution['requirements'];
+}
+
+export interface AssembleInput {
+  manifest: ManifestInfo;
+  manifestBytes: Uint8Array;
+  routines: readonly RoutineSource[];
+  resolution: PackageResolution;
+  code: CodeAnalysis;
+  resources: readonly CapturedResource[];
+  imports: { imports: readonly CompiledImport[] };
+}
+
+const ROUTINE_FIELDS = ['input', 'output', 'model', 'port', 'compaction', 'permissions', 'catalog'] as const;
+
+/**
+ * The bundle's `content` (docs/bundle-format.md): only POSIX relative paths, normalized
+ * text and digests, so the same package gives the same bytes on any machine and directory.
+ */
+export function assembleContent(
+  input: AssembleInput,
+  cache: FragmentCache,
+): { content: Record<string, unknown>; plain: Record<string, unknown>; summary: Omit<PackageSummary, 'id' | 'fileName'> } {
+  const { manifest, resolution } = input;
+  const rel = (file: string) => relativePosix(manifest.dir, file);
+  const files: Record<string, unknown>[] = [];
+  const manifestText = decodeSourceText(input.manifestBytes);
+  files.push(textFile('plugin.json', manifestText.ok ? manifestText.text : '', 'application/json'));
+
+  const publicNames = new Set(resolution.exports.flatMap((e) => (e.target.kind === 'source' ? [e.target.name] : [])));
+  const sources: Record<string, unknown> = {};
+  const plainSources: Record<string, unknown> = {};
+  const summaryRoutines: PackageSummary['routines'] = {};
+  for (const routine of [...input.routines].sort((a, b) => (a.name! < b.name! ? -1 : 1))) {
+    const name = routine.name!;
+    const resolved = resolution.routines.get(name);
+    const path = rel(routine.file);
+    files.push(textFile(path, routine.text, 'text/markdown'));
+    const record = routineEntry(routine, path, resolved, publicNames.has(name), input.code, rel);
+    sources[name] = cache.fragment(record);
+    plainSources[name] = record;
+    const s: PackageSummary['routines'][string] = { kind: routine.kind, digest: record.digest as string, visibility: record.visibility as string };
+    if (record.input !== undefined) s.input = record.input;
+    if (record.output !== undefined) s.output = record.output;
+    summaryRoutines[name] = s;
+  }
+  const modules: Record<string, unknown> = {};
+  for (const m of [...input.code.modules.values()].sort((a, b) => (a.relPath < b.relPath ? -1 : 1))) {
+    files.push(textFile(m.relPath, m.text, 'text/javascript'));
+    modules[m.relPath] = { imports: m.imports.map(rel).sort() };
+  }
+  files.sort((a, b) => ((a.path as string) < (b.path as string) ? -1 : 1));
+
+  const agents: Record<string, unknown> = {};
+  const summaryAgents: PackageSummary['agents'] = {};
+  for (const agent of manifest.agents) {
+    const target = resolution.exports.find((e) => e.entry && e.name === agent.entry)?.target;
+    const record: Record<string, unknown> = { title: agent.title, description: agent.description, entry: target?.kind === 'source' ? target.name : agent.entry };
+    for (const key of ['welcome', 'icons', 'presentation'] as const) if (agent[key] !== undefined) record[key] = agent[key];
+    agents[agent.id] = record;
+    summaryAgents[agent.id] = { title: agent.title, description: agent.description, entry: record.entry as string };
+  }
+
+  const content: Record<string, unknown> = {
+    agents,
+    code: input.code.account,
+    exports: resolution.exports,
+    files: files.map((f) => cache.fragment(f)),
+    imports: input.imports.imports.map((i) => i.record),
+    interfaces: manifest.interfaces,
+    modules,
+    plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
+    requirements: resolution.requirements,
+    requires: manifest.requires.map((r) => r.name).sort(),
+    resources: [...input.resources].sort((a, b) => (a.uri < b.uri ? -1 : 1)).map((r) => ({ digest: r.digest, mediaType: r.mediaType, path: r.path, size: r.size, uri: r.uri })),
+    sources,
+  };
+  if (manifest.runtime !== undefined) content.runtime = manifest.runtime;
+  return {
+    content,
+    plain: { ...content, files, sources: plainSources },
+    summary: {
+      name: manifest.name ?? '',
+      agents: summaryAgents,
+      exports: resolution.exports.map((e) => e.name),
+      routines: summaryRoutines,
+      requirements: resolution.requirements,
+    },
+  };
+}
+
+function textFile(path: string, text: string, mediaType: string): Record<string, unknown> {
+  return { digest: digestOf(text), mediaType, path, size: Buffer.byteLength(text, 'utf8'), text };
+}
+
+function routineEntry(
+  routine: RoutineSource,
+  path: string,
+  resolved: ResolvedRoutine | undefined,
+  exported: boolean,
+  code: CodeAnalysis,
+  rel: (file: string) => string,
+): Record<string, unknown> {
+  const fm = routine.frontmatter;
+  const description = entry(fm, 'description')?.value;
+  const title = entry(fm, 'title')?.value;
+  const visibility = entry(fm, 'visibility')?.value;
+  const record: Record<string, unknown> = {
+    digest: digestOf(routine.text),
+    kind: routine.kind,
+    path,
+    visibility: visibility?.kind === 'scalar' && typeof visibility.value === 'string' ? visibility.value : exported ? 'public' : 'private',
+  };
+  if (description) record.description = toJson(description);
+  if (title) record.title = toJson(title);
+  for (const key of ROUTINE_FIELDS) {
+    const v = entry(fm, key)?.value;
+    if (v !== undefined) record[key] = toJson(v);
+  }
+  if (resolved) {
+    record.tools = resolved.tools;
+    record.refs = resolved.refs;
+    record.includes = resolved.includes;
+    record.dependencies = resolved.dependencies;
+    record.readers = resolved.readers;
+    record.env = resolved.env;
+    if (resolved.next !== undefined) record.next = nextRecord(resolved);
+    if (resolved.configure !== undefined) {
+      const fields = entryOf(routine, 'configure', 'fields');
+      record.configure = { fields: fields ? toJson(fields) : [], routine: resolved.configure };
+    }
+    if (resolved.route !== undefined) record.route = { routine: resolved.route };
+    if (resolved.summary !== undefined && record.compaction && typeof record.compaction === 'object') {
+      record.compaction = { ...(record.compaction as Record<string, unknown>), summary: resolved.summary };
+    }
+    if (resolved.template !== undefined) record.template = resolved.template;
+  }
+  const analysis = routine.name === undefined ? undefined : code.routines.get(routine.name);
+  if (routine.kind === 'code' && analysis) {
+    record.code = { body: routine.body, imports: analysis.imports.map(rel).sort(), map: analysis.map };
+  }
+  return record;
+}
+
+function nextRecord(resolved: ResolvedRoutine): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...(resolved.next as Record<string, unknown>) };
+  if (resolved.nextInput !== undefined) next.input = resolved.nextInput;
+  if (resolved.nextOutput !== undefined) next.output = resolved.nextOutput;
+  return next;
+}
+
+function entryOf(routine: RoutineSource, field: string, key: string) {
+  const v = entry(routine.frontmatter, field)?.value;
+  return v?.kind === 'map' ? entry(v, key)?.value : undefined;
+}
+
+export type { Target };

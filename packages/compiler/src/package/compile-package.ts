@@ -1,0 +1,202 @@
+import path from 'node:path';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { hasErrors, sortDiagnostics } from '../diagnostics/diagnostic.js';
+import { LineIndex } from '../diagnostics/line-index.js';
+import { Reporter } from '../diagnostics/reporter.js';
+import { createBundle, type BundleFile } from '../bundle/envelope.js';
+import { CodeCache } from '../code/index.js';
+import { nodeHost, TrackingHost, type CompilerHost } from '../host.js';
+import { captureResources, discoverSources, readManifest, type ManifestInfo } from '../manifest/index.js';
+import { checkNames } from '../check-directory.js';
+import type { RoutineSource } from '../routine/check-routine.js';
+import { resolvePackage } from '../reference/resolve-package.js';
+import type { ImportAlias, NameTable } from '../reference/resolve-name.js';
+import { assembleContent, FragmentCache, type PackageSummary } from './assemble-content.js';
+import { analyzeCode } from './analyze-code.js';
+import { resolveImports, type CompiledImport } from './resolve-imports.js';
+import { SourceCache } from './source-cache.js';
+import type { Catalog } from './catalog.js';
+
+export interface CompilerOptions {
+  /** File access; defaults to the real file system. */
+  host?: CompilerHost;
+  /** Model and tool catalog (CONTRACTS.md); without one, MDL-6 is deferred and external tools must be in `requires`. */
+  catalog?: Catalog;
+  /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
+  store?: string;
+}
+
+export interface BuildOptions {
+  /** MAN-8: the expected `sha256-<hex>` of the plugin.json bytes. */
+  version?: string;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  bundle: BundleFile | undefined;
+  /** What the importer's module describes: name, agents, exports, routines, requirements. */
+  summary: PackageSummary | undefined;
+  /** Every file and directory the build read or probed: watch these to rebuild on any change. */
+  files: string[];
+  directories: string[];
+}
+
+export interface CompilerStats {
+  sourcesParsed: number;
+  sourcesReused: number;
+  fragmentsSerialized: number;
+  fragmentsReused: number;
+  modulesAnalyzed: number;
+  modulesReused: number;
+}
+
+export interface Compiler {
+  build(manifest: string, options?: BuildOptions): BuildResult;
+  readonly stats: CompilerStats;
+}
+
+/**
+ * One compiler per host (a bundler plugin instance, a watch session, a CLI run). It keeps
+ * per-file work keyed by content digest, so a rebuild redoes only what changed.
+ */
+export function createCompiler(options: CompilerOptions = {}): Compiler {
+  const sources = new SourceCache();
+  const code = new CodeCache();
+  const fragments = new FragmentCache();
+  const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
+
+  function buildPackage(manifestFile: string, host: TrackingHost, stack: readonly string[], buildOptions: BuildOptions, session: Map<string, PackageBuild>): PackageBuild {
+    const diagnostics: Diagnostic[] = [];
+    let bytes: Uint8Array;
+    try {
+      bytes = host.readFile(manifestFile);
+    } catch (error) {
+      const r = new Reporter(manifestFile, new LineIndex(''));
+      r.report('BP9001', { start: 0, end: 0 }, `Unexpected error reading plugin.json: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return { diagnostics: r.diagnostics, manifest: undefined, result: undefined };
+    }
+    const read = readManifest(manifestFile, bytes, buildOptions.version === undefined ? {} : { version: buildOptions.version });
+    diagnostics.push(...read.diagnostics);
+    const manifest = read.manifest;
+    if (!manifest) return { diagnostics, manifest: undefined, result: undefined };
+
+    const discovery = discoverSources(manifest, host);
+    diagnostics.push(...discovery.diagnostics);
+    const routines: RoutineSource[] = [];
+    const seen = new Set<string>();
+    for (const file of discovery.sources) {
+      seen.add(file);
+      let source: Uint8Array;
+      try {
+        source = host.readFile(file);
+      } catch (error) {
+        // A file that vanished between listing and reading: report it, never crash.
+        const r = new Reporter(file, new LineIndex(''));
+        r.report('BP9001', { start: 0, end: 0 }, `Unexpected error reading the file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+        diagnostics.push(...r.diagnostics);
+        continue;
+      }
+      const checked = sources.check(file, source);
+      diagnostics.push(...checked.diagnostics);
+      if (checked.routine) routines.push(checked.routine);
+    }
+    diagnostics.push(...checkNames(routines));
+    const unique = uniqueByName(routines);
+
+    const imports = resolveImports(manifest, {
+      host,
+      store,
+      stack: [...stack, manifestFile],
+      // One build compiles each imported package once, however many imports name it.
+      compileManifest: (file) => {
+        const known = session.get(file);
+        if (known) return { ...known, diagnostics: [] };
+        const built = buildPackage(file, host, [...stack, manifestFile], {}, session);
+        session.set(file, built);
+        return built;
+      },
+    });
+    diagnostics.push(...imports.diagnostics);
+
+    const table: NameTable = {
+      sources: new Map(unique.map((r) => [r.name!, r])),
+      imports: new Map(imports.imports.map((i): [string, ImportAlias] => [i.alias.alias, i.alias])),
+      externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
+    };
+    const resolution = resolvePackage({
+      routines: unique,
+      table,
+      agents: manifest.agents.map((a) => ({ id: a.id, entry: a.entry, entrySpan: a.entrySpan })),
+      exports: manifest.exports,
+      manifest: { file: manifest.file, lines: manifest.lines },
+      catalogGiven: options.catalog !== undefined,
+    });
+    diagnostics.push(...resolution.diagnostics);
+
+    const analysis = analyzeCode(unique, manifest, { host, packageRoot: realDir(host, manifest.dir), cache: code });
+    diagnostics.push(...analysis.diagnostics);
+
+    const captured = captureResources(manifest, host);
+    diagnostics.push(...captured.diagnostics);
+
+    if (hasErrors(diagnostics)) return { diagnostics, manifest, result: undefined };
+    const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, resolution, code: analysis, resources: captured.resources, imports }, fragments);
+    const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
+    for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
+    const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs);
+    return { diagnostics, manifest, result: { bundle, summary: { ...assembled.summary, id: bundle.id, fileName: bundle.fileName }, content: assembled.content, plain: assembled.plain } };
+  }
+
+  const compiler: Compiler = {
+    build(manifest, buildOptions = {}) {
+      const host = new TrackingHost(options.host ?? nodeHost);
+      const file = path.resolve(manifest);
+      const built = buildPackage(file, host, [], buildOptions, new Map());
+      const diagnostics = sortDiagnostics(built.diagnostics);
+      const ok = built.result !== undefined && !hasErrors(diagnostics);
+      return {
+        ok,
+        diagnostics,
+        bundle: ok ? built.result?.bundle : undefined,
+        summary: ok ? built.result?.summary : undefined,
+        files: [...host.files].sort(),
+        directories: [...host.directories].sort(),
+      };
+    },
+    get stats() {
+      return {
+        sourcesParsed: sources.parsed,
+        sourcesReused: sources.reused,
+        fragmentsSerialized: fragments.serialized,
+        fragmentsReused: fragments.reused,
+        modulesAnalyzed: code.misses,
+        modulesReused: code.hits,
+      };
+    },
+  };
+  return compiler;
+}
+
+export interface PackageBuild {
+  diagnostics: Diagnostic[];
+  manifest: ManifestInfo | undefined;
+  /** `content` holds cached canonical fragments; `plain` is the same content as ordinary objects, for importers. */
+  result: { bundle: BundleFile; summary: PackageSummary; content: unknown; plain: Record<string, unknown> } | undefined;
+}
+
+export type { CompiledImport };
+
+function uniqueByName(routines: readonly RoutineSource[]): RoutineSource[] {
+  const byName = new Map<string, RoutineSource>();
+  for (const r of routines) if (r.name !== undefined && !byName.has(r.name)) byName.set(r.name, r);
+  return [...byName.values()];
+}
+
+function realDir(host: CompilerHost, dir: string): string {
+  try {
+    return host.realpath(dir);
+  } catch {
+    return dir;
+  }
+}

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import { Reporter } from '../diagnostics/reporter.js';
+import { loadBundleFile } from '../bundle/write-bundle.js';
+import type { CompilerHost } from '../host.js';
+import type { ImportDecl, ManifestInfo } from '../manifest/index.js';
+import type { ImportAlias } from '../reference/resolve-name.js';
+import type { TemplateSegment } from '../reference/resolve-package.js';
+import { segmentsToSource } from './segments.js';
+import type { PackageBuild } from './compile-package.js';
+
+/** One import, compiled or loaded and verified, as the name table and the bundle need it. */
+export interface CompiledImport {
+  alias: ImportAlias;
+  /** The `content.imports` entry: the imported bundle's id and content, embedded so the bundle is self-contained. */
+  record: { name: string; kind: ImportDecl['kind']; id: string; export?: string; content: unknown };
+  blobs: Map<string, Uint8Array>;
+}
+
+export interface ImportContext {
+  host: CompilerHost;
+  store: string;
+  /** Manifests being compiled, outermost first, for cycle detection. */
+  stack: readonly string[];
+  compileManifest(file: string): PackageBuild;
+}
+
+interface ImportedContent {
+  exports?: { name: string; target: { kind: string; name?: string }; entry: boolean }[];
+  sources?: Record<string, { kind?: string; template?: TemplateSegment[] }>;
+}
+
+/** MAN-5: compiles `manifest` imports recursively (cycles refused), loads and verifies `bundle` and `root` imports. */
+export function resolveImports(manifest: ManifestInfo, ctx: ImportContext): { imports: CompiledImport[]; diagnostics: Diagnostic[] } {
+  const r = new Reporter(manifest.file, manifest.lines);
+  const extra: Diagnostic[] = [];
+  const imports: CompiledImport[] = [];
+  for (const decl of manifest.imports) {
+    const loaded = load(decl, manifest, ctx, r, extra);
+    if (!loaded) continue;
+    const content = loaded.content as ImportedContent;
+    let kind: ImportAlias['kind'] = 'opaque';
+    let body: string | undefined;
+    if (decl.export) {
+      const name = decl.export.name;
+      const pub = content.exports?.find((e) => e.name === name || (e.target.kind === 'source' && e.target.name === name));
+      const sourceName = pub?.target.kind === 'source' ? pub.target.name : undefined;
+      const source = sourceName === undefined ? undefined : content.sources?.[sourceName];
+      if (!pub || !source) {
+        const names = (content.exports ?? []).map((e) => '`' + e.name + '`').join(', ') || 'none';
+        r.report('BP2092', decl.export.span, `Unexpected export \`${name}\`, expected a public definition of the imported package (${names})`, {
+          hint: 'an import can name an agent entry or a name listed in the imported package\'s `exports`',
+        });
+        continue;
+      }
+      kind = source.kind === 'model' || source.kind === 'code' || source.kind === 'instructions' ? source.kind : 'opaque';
+      if (kind === 'instructions' && source.template) body = segmentsToSource(source.template);
+    }
+    const alias: ImportAlias = body === undefined ? { alias: decl.name, kind } : { alias: decl.name, kind, body };
+    const record: CompiledImport['record'] = { name: decl.name, kind: decl.kind, id: loaded.id, content: loaded.content };
+    if (decl.export) record.export = decl.export.name;
+    imports.push({ alias, record, blobs: loaded.blobs });
+  }
+  return { imports, diagnostics: [...r.diagnostics, ...extra] };
+}
+
+function load(
+  decl: ImportDecl,
+  manifest: ManifestInfo,
+  ctx: ImportContext,
+  r: Reporter,
+  extra: Diagnostic[],
+): { id: string; content: unknown; blobs: Map<string, Uint8Array> } | undefined {
+  if (decl.kind === 'manifest') {
+    const target = ctx.host.stat(decl.target)?.kind === 'directory' ? path.join(decl.target, 'plugin.json') : decl.target;
+    const cycleAt = ctx.stack.indexOf(target);
+    if (cycleAt !== -1 || target === manifest.file) {
+      const base = path.dirname(path.dirname(manifest.file));
+      const cycle = [...ctx.stack.slice(cycleAt === -1 ? ctx.stack.length - 1 : cycleAt), target].map((f) => path.relative(base, f).split(path.sep).join('/'));
+      r.report('BP2090', decl.targetSpan, `Unexpected import cycle ${cycle.join(' → ')}, expected packages that do not import themselves`, {
+        hint: 'move what both packages need into a third package that both import',
+      });
+      return undefined;
+    }
+    const built = ctx.compileManifest(target);
+    extra.push(...built.diagnostics);
+    if (!built.result) {
+      r.report('BP2091', decl.targetSpan, `Unexpected errors in the imported package \`${decl.name}\`, expected it to build`, { hint: 'fix the diagnostics reported for its files' });
+      return undefined;
+    }
+    return { id: built.result.bundle.id, content: built.result.plain, blobs: new Map(built.result.bundle.blobs) };
+  }
+  const file = decl.kind === 'bundle' ? decl.target : path.join(ctx.store, `${decl.target}.berry.json`);
+  const loaded = loadBundleFile(file, decl.kind === 'root' ? { expectedId: decl.target } : {});
+  if (!loaded.ok) {
+    const what = decl.kind === 'root' ? `retained content ${decl.target} in the store ${ctx.store}` : `the bundle ${decl.target}`;
+    r.report('BP2093', decl.targetSpan, `Unexpected ${what}: ${loaded.error.message}`, {
+      hint: decl.kind === 'root' ? 'build the package into the store (`berrypack build --out-dir STORE`) or pass `--store DIR`' : 'rebuild the imported bundle',
+    });
+    return undefined;
+  }
+  return { id: loaded.bundle.id, content: loaded.bundle.content, blobs: loaded.blobs ?? new Map() };
+}
