@@ -16,3 +16,4 @@ export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './
 export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult } from './bundle/read-bundle.js';
 export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
 export { nodeHost, TrackingHost, type CompilerHost } from './host.js';
+export { findPackageManifest, isBerryManifest, renderPackageModule, renderRoutineModule, routineForFile, type ModuleOptions } from './package/importer-module.js';

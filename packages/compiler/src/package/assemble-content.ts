@@ -19,7 +19,7 @@ export interface PackageSummary {
   name: string;
   agents: Record<string, { title: string; description: string; entry: string }>;
   exports: string[];
-  routines: Record<string, { kind: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
+  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
   requirements: PackageResolution['requirements'];
 }
 
@@ -61,7 +61,7 @@ export function assembleContent(
     const record = routineEntry(routine, path, resolved, publicNames.has(name), input.code, rel);
     sources[name] = cache.fragment(record);
     plainSources[name] = record;
-    const s: PackageSummary['routines'][string] = { kind: routine.kind, digest: record.digest as string, visibility: record.visibility as string };
+    const s: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
     if (record.input !== undefined) s.input = record.input;
     if (record.output !== undefined) s.output = record.output;
     summaryRoutines[name] = s;
