@@ -226,3 +226,21 @@ describe('BND-3 what a bundle records', () => {
     expect(content.sources.tally.visibility).toBe('private');
   });
 });
+
+describe('MTH-16 methods in a package', () => {
+  it('compiles method documents found among the sources into the bundle, with their version ids', () => {
+    const dir = track(copyFixtures(['notebook', 'methods']));
+    const method = readFileSync(path.join(dir, 'methods/weekly-report.method.yaml'));
+    writeFileSync(path.join(dir, 'notebook/routines/weekly-report.method.yaml'), method);
+    const { bundle } = build(path.join(dir, 'notebook/plugin.json'));
+    const content = (JSON.parse(bundle!.text) as { content: { methods: Record<string, { path: string; versionId: string }>; files: { path: string }[] } }).content;
+    const [name] = Object.keys(content.methods);
+    expect(content.methods[name!]!.path).toBe('routines/weekly-report.method.yaml');
+    expect(content.methods[name!]!.versionId).toMatch(/^sha256-[0-9a-f]{64}$/);
+    expect(content.files.map((f) => f.path)).toContain('routines/weekly-report.method.yaml');
+    writeFileSync(path.join(dir, 'notebook/routines/broken.method.yaml'), 'format: method/2\nname: broken\n');
+    const failed = createCompiler().build(path.join(dir, 'notebook/plugin.json'));
+    expect(failed.ok).toBe(false);
+    expect(failed.diagnostics.filter((d) => d.severity === 'error').every((d) => d.rule.startsWith('MTH-'))).toBe(true);
+  });
+});

@@ -17,3 +17,4 @@ export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult 
 export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
 export { nodeHost, TrackingHost, type CompilerHost } from './host.js';
 export { findPackageManifest, isBerryManifest, renderPackageModule, renderRoutineModule, routineForFile, type ModuleOptions } from './package/importer-module.js';
+export { checkMethod, isMethodFile, METHOD_FORMAT, findPlaceholders, elementType, type CompiledMethod, type CompiledStep, type CheckSpec, type DataType, type Reference as MethodReference } from './method/index.js';

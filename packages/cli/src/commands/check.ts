@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkDirectory, checkSource, createCompiler, hasErrors, type CompilerOptions, type Diagnostic } from '@berrypack/compiler';
+import { checkDirectory, checkMethod, checkSource, createCompiler, hasErrors, isMethodFile, type CompilerOptions, type Diagnostic } from '@berrypack/compiler';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
 import { printDiagnostics } from '../output/report.js';
@@ -10,7 +10,7 @@ import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
 export const CHECK_HELP = `Usage: berrypack check PATH [--json | --format text|json|github] [--max-warnings N]
                        [--catalog FILE] [--store DIR]
 
-PATH is a routine .md file (checked on its own), a plugin.json or a directory holding one
+PATH is a routine .md file or a method document (*.method.yaml|yml|json), checked on its own, a plugin.json or a directory holding one
 (the whole package: sources, references, code graph, resources, imports), or any other
 directory (every .md source below it, checked on its own and for duplicate names).
 Exit 0: no errors; 1: errors (or more warnings than --max-warnings); 2: usage or internal error.
@@ -43,8 +43,9 @@ function checkPath(target: string, options: CompilerOptions): Diagnostic[] {
   const manifest = stat.isDirectory() ? path.join(target, 'plugin.json') : target;
   if (path.basename(manifest) === 'plugin.json' && isFile(manifest)) return createCompiler(options).build(manifest).diagnostics;
   if (stat.isDirectory()) return checkDirectory(target).diagnostics;
+  if (isMethodFile(target)) return checkMethod(target, readFileSync(target)).diagnostics;
   if (target.endsWith('.md')) return checkSource(target, readFileSync(target), { requireSource: true }).diagnostics;
-  throw new UsageError(`Unexpected PATH ${target}, expected a .md file, a plugin.json or a directory`);
+  throw new UsageError(`Unexpected PATH ${target}, expected a .md file, a method document, a plugin.json or a directory`);
 }
 
 function isFile(file: string): boolean {

@@ -3,6 +3,7 @@ import { callCodes } from './codes/calls.js';
 import { codeCodes } from './codes/code.js';
 import { internalCodes } from './codes/internal.js';
 import { manifestCodes } from './codes/manifest.js';
+import { methodCodes } from './codes/method.js';
 import { modelCodes } from './codes/model.js';
 import { pathCodes } from './codes/path.js';
 import { referenceCodes } from './codes/reference.js';
@@ -22,6 +23,7 @@ export const CODES = {
   ...referenceCodes,
   ...codeCodes,
   ...bundleCodes,
+  ...methodCodes,
   ...internalCodes,
 } as const;
 

@@ -1,3 +1,4 @@
+import { isMethodFile } from '../method/parse-document.js';
 import path from 'node:path';
 import type { Code } from '../diagnostics/codes.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -95,7 +96,8 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
     for (const e of [...listing].sort((a, b) => compare(a.name, b.name))) {
       if (e.name.startsWith('.') || e.name === 'node_modules') continue;
       const full = path.join(dir.path, e.name);
-      const isMd = e.name.endsWith('.md');
+      // Method documents found among the sources are compiled into the bundle too.
+      const isMd = e.name.endsWith('.md') || isMethodFile(e.name);
       if (e.kind === 'symlink') {
         const target = host.stat(full);
         if (target?.kind !== 'directory' && !isMd) continue;

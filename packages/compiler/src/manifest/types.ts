@@ -82,7 +82,7 @@ export interface ReadManifestResult {
 }
 
 export interface DiscoveryResult {
-  /** Absolute `.md` paths, sorted. */
+  /** Absolute `.md` and method-document (`*.method.yaml|yml|json`) paths, sorted. */
   sources: string[];
   /** Every directory listed, for watchers. */
   directories: string[];

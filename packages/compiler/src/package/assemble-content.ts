@@ -3,6 +3,7 @@ import type { CapturedResource, ManifestInfo } from '../manifest/index.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import type { PackageResolution, ResolvedRoutine } from '../reference/resolve-package.js';
 import type { Target } from '../reference/resolve-name.js';
+import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './analyze-code.js';
@@ -23,8 +24,17 @@ export interface PackageSummary {
   requirements: PackageResolution['requirements'];
 }
 
+/** A method document found among the sources (MTH-16: its version id is its content digest). */
+export interface CompiledMethodFile {
+  path: string;
+  method: CompiledMethod;
+  /** Normalized text, captured in `files` like every source. */
+  text: string;
+}
+
 export interface AssembleInput {
   manifest: ManifestInfo;
+  methods: readonly CompiledMethodFile[];
   manifestBytes: Uint8Array;
   routines: readonly RoutineSource[];
   resolution: PackageResolution;
@@ -71,6 +81,7 @@ export function assembleContent(
     files.push(textFile(m.relPath, m.text, 'text/javascript'));
     modules[m.relPath] = { imports: m.imports.map(rel).sort() };
   }
+  for (const m of input.methods) files.push(textFile(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
   files.sort((a, b) => ((a.path as string) < (b.path as string) ? -1 : 1));
 
   const agents: Record<string, unknown> = {};
@@ -90,6 +101,11 @@ export function assembleContent(
     files: files.map((f) => cache.fragment(f)),
     imports: input.imports.imports.map((i) => i.record),
     interfaces: manifest.interfaces,
+    methods: Object.fromEntries(
+      [...input.methods]
+        .sort((a, b) => (a.method.name < b.method.name ? -1 : 1))
+        .map((m) => [m.method.name, cache.fragment({ document: m.method.document, path: m.path, versionId: m.method.versionId })]),
+    ),
     modules,
     plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
     requirements: resolution.requirements,

@@ -15,6 +15,10 @@ import { assembleContent, FragmentCache, type PackageSummary } from './assemble-
 import { analyzeCode } from './analyze-code.js';
 import { resolveImports, type CompiledImport } from './resolve-imports.js';
 import { SourceCache } from './source-cache.js';
+import { checkMethod, isMethodFile } from '../method/index.js';
+import { relativePosix } from './paths.js';
+import { decodeSourceText } from '../source/normalize-text.js';
+import type { CompiledMethodFile } from './assemble-content.js';
 import type { Catalog } from './catalog.js';
 
 export interface CompilerOptions {
@@ -84,9 +88,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const discovery = discoverSources(manifest, host);
     diagnostics.push(...discovery.diagnostics);
     const routines: RoutineSource[] = [];
-    const seen = new Set<string>();
+    const methods: CompiledMethodFile[] = [];
     for (const file of discovery.sources) {
-      seen.add(file);
       let source: Uint8Array;
       try {
         source = host.readFile(file);
@@ -95,6 +98,15 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         const r = new Reporter(file, new LineIndex(''));
         r.report('BP9001', { start: 0, end: 0 }, `Unexpected error reading the file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
         diagnostics.push(...r.diagnostics);
+        continue;
+      }
+      if (isMethodFile(file)) {
+        const checked = checkMethod(file, source);
+        diagnostics.push(...checked.diagnostics);
+        if (checked.method) {
+          const text = decodeSourceText(source);
+          methods.push({ path: relativePosix(manifest.dir, file), method: checked.method, text: text.ok ? text.text : '' });
+        }
         continue;
       }
       const checked = sources.check(file, source);
@@ -141,7 +153,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     diagnostics.push(...captured.diagnostics);
 
     if (hasErrors(diagnostics)) return { diagnostics, manifest, result: undefined };
-    const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, resolution, code: analysis, resources: captured.resources, imports }, fragments);
+    const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports }, fragments);
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
     const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs);
