@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { writeBundle, type BundleFile } from '@berrypack/compiler';
+import type { BuildOptions, BuildResult, OutputFile, PartialMessage } from 'esbuild';
+import { PLUGIN_NAME } from './to-esbuild-message.js';
+
+/** Where bundles go: `outdir`, else the directory of `outfile` (CONTRACTS.md). */
+export function outputDirectory(options: BuildOptions): string | undefined {
+  const cwd = options.absWorkingDir ?? process.cwd();
+  if (options.outdir !== undefined) return path.resolve(cwd, options.outdir);
+  if (options.outfile !== undefined) return path.dirname(path.resolve(cwd, options.outfile));
+  return undefined;
+}
+
+/**
+ * Writes the bundles of a successful build, the same bytes as `berrypack build`, or with
+ * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
+ * Returns the errors to report (nowhere to write, a failed write).
+ */
+export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions): PartialMessage[] {
+  if (bundles.length === 0) return [];
+  const dir = outputDirectory(options);
+  if (dir === undefined) {
+    return [{ pluginName: PLUGIN_NAME, text: 'Unexpected build without `outdir` or `outfile`, expected one: the bundle is written there (or pass `emit: false`)' }];
+  }
+  const files = new Map<string, Uint8Array>();
+  for (const bundle of bundles) {
+    for (const [hex, bytes] of bundle.blobs) files.set(path.join(dir, 'blobs', 'sha256', hex), bytes);
+    files.set(path.join(dir, bundle.fileName), bundle.bytes);
+  }
+  if (options.write === false) {
+    for (const [file, contents] of files) result.outputFiles?.push(outputFile(file, contents));
+  } else {
+    try {
+      for (const bundle of bundles) writeBundle(dir, bundle);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      return [{ pluginName: PLUGIN_NAME, text: `Unexpected ${reason} writing the bundle to ${dir}` }];
+    }
+  }
+  if (result.metafile) {
+    const cwd = options.absWorkingDir ?? process.cwd();
+    for (const [file, contents] of files) {
+      const key = path.relative(cwd, file).split(path.sep).join('/');
+      result.metafile.outputs[key] = { bytes: contents.length, inputs: {}, imports: [], exports: [] };
+    }
+  }
+  return [];
+}
+
+function outputFile(file: string, contents: Uint8Array): OutputFile {
+  // Bundle and blob names already carry their digest; its first 12 hex digits serve as the hash.
+  const hash = path.basename(file).replace(/\.berry\.json$/, '').split('.').pop()!.slice(0, 12);
+  return {
+    path: file,
+    contents,
+    hash,
+    get text() {
+      return new TextDecoder().decode(this.contents);
+    },
+  };
+}

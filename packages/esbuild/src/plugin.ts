@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createCompiler,
+  findPackageManifest,
+  isBerryManifest,
+  nodeHost,
+  renderPackageModule,
+  renderRoutineModule,
+  routineForFile,
+  type BuildResult,
+  type BundleFile,
+  type ModuleOptions,
+  type PackageSummary,
+} from '@berrypack/compiler';
+import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
+import { emitBundles } from './emit-bundles.js';
+import { createFilter } from './filter.js';
+import { resolveOptions, type Options } from './options.js';
+import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
+
+const NAMESPACE = 'berrypack';
+const CANDIDATE = /(?:^|[\\/])plugin\.json$|\.md$/;
+/** Marks our own `build.resolve` calls, so onResolve does not claim them a second time. */
+const RESOLVING = Symbol('berrypack.resolving');
+
+/**
+ * esbuild plugin: `import app from './plugin.json'` compiles the Berry package into a bundle
+ * (written to `outdir`) and gives its descriptor; `import r from './notes/compose.md'` gives a
+ * routine's descriptor in the context of the nearest Berry plugin.json above it.
+ */
+export function berrypack(options?: Options): Plugin {
+  const settings = resolveOptions(options);
+  const filtered = settings.include !== undefined || settings.exclude !== undefined;
+  const filter = createFilter(settings.include, settings.exclude, process.cwd());
+  // One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
+  const compiler = createCompiler({
+    ...(settings.catalog === undefined ? {} : { catalog: settings.catalog }),
+    ...(settings.store === undefined ? {} : { store: path.resolve(settings.store) }),
+  });
+
+  function claims(file: string): boolean {
+    // A missing file stays esbuild's to report ("Could not resolve").
+    if ((filtered && !filter(file)) || nodeHost.stat(file)?.kind !== 'file') return false;
+    // An explicit include claims a manifest without the extension, so the compiler says what is missing.
+    if (path.basename(file) === 'plugin.json') return settings.include !== undefined || isBerryManifest(file, nodeHost);
+    return settings.include !== undefined || findPackageManifest(path.dirname(file), nodeHost) !== undefined;
+  }
+
+  return {
+    name: PLUGIN_NAME,
+    setup(build) {
+      const moduleOptions = (summary: PackageSummary): ModuleOptions => ({
+        fileExpression: isEsm(build.initialOptions)
+          ? `new URL(${JSON.stringify(`./${summary.fileName}`)}, import.meta.url).href`
+          : JSON.stringify(summary.fileName),
+        namedExports: settings.namedExports,
+      });
+      // Per build: a package imported through its manifest and a routine compiles once.
+      const builds = new Map<string, BuildResult>();
+      const bundles = new Map<string, BundleFile>();
+      build.onStart(() => {
+        builds.clear();
+        bundles.clear();
+      });
+
+      build.onResolve({ filter: CANDIDATE }, async (args) => {
+        if ((args.pluginData as Record<symbol, unknown> | undefined)?.[RESOLVING]) return undefined;
+        const file = await resolvePath(build, args);
+        if (file === undefined || !claims(file)) return undefined;
+        return { path: file, namespace: NAMESPACE };
+      });
+
+      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+        const file = args.path;
+        const isManifest = path.basename(file) === 'plugin.json';
+        const manifest = isManifest ? file : findPackageManifest(path.dirname(file), nodeHost);
+        if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
+        let result = builds.get(manifest);
+        try {
+          result ??= compiler.build(manifest);
+        } catch (error) {
+          return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
+        }
+        builds.set(manifest, result);
+        const watch = { watchFiles: [...new Set([...result.files, file])], watchDirs: result.directories };
+        const { errors, warnings } = convert(result);
+        if (!result.ok || !result.summary || !result.bundle || errors.length > 0) return { errors, warnings, ...watch };
+        let contents: string;
+        if (isManifest) contents = renderPackageModule(result.summary, moduleOptions(result.summary));
+        else {
+          const routine = routineForFile(result.summary, path.dirname(manifest), file);
+          if (routine === undefined) {
+            return { ...failure(file, `Unexpected import of ${file}, expected a source of ${result.summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
+          }
+          contents = renderRoutineModule(result.summary, routine, moduleOptions(result.summary));
+        }
+        if (settings.emit) bundles.set(result.bundle.fileName, result.bundle);
+        return { contents, loader: 'js', resolveDir: path.dirname(file), warnings, ...watch };
+      });
+
+      build.onEnd((result) => {
+        // Nothing is written for a failed build, whichever plugin or file failed it.
+        if (result.errors.length > 0) return undefined;
+        return { errors: emitBundles([...bundles.values()], result, build.initialOptions) };
+      });
+    },
+  };
+
+  function convert(result: BuildResult) {
+    const texts = new Map<string, string | undefined>();
+    const read = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
+    const errors = [];
+    const warnings = [];
+    for (const d of result.diagnostics) {
+      if (d.severity === 'info') continue;
+      const message = toEsbuildMessage(d, read(d.file), read);
+      if (d.severity === 'error' || settings.strict) errors.push(message);
+      else warnings.push(message);
+    }
+    return { errors, warnings };
+  }
+}
+
+/** An ESM output keeps `import.meta.url`, so the module can point at the bundle beside it. */
+function isEsm(options: BuildOptions): boolean {
+  return options.format === 'esm' || (options.format === undefined && options.platform === 'neutral');
+}
+
+async function resolvePath(build: PluginBuild, args: OnResolveArgs): Promise<string | undefined> {
+  if (path.isAbsolute(args.path)) return args.path;
+  if (/^\.\.?[\\/]/.test(args.path) || args.kind === 'entry-point') {
+    return path.resolve(args.resolveDir || build.initialOptions.absWorkingDir || process.cwd(), args.path);
+  }
+  // A package path (`some-plugin/plugin.json`): let esbuild find it, then decide.
+  const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { [RESOLVING]: true } });
+  return resolved.errors.length === 0 && resolved.namespace === 'file' && resolved.path !== '' ? resolved.path : undefined;
+}
+
+function failure(file: string, text: string): OnLoadResult {
+  return { errors: [{ pluginName: PLUGIN_NAME, text, location: { file, namespace: 'file' } }], watchFiles: [file] };
+}
+
+/** The text diagnostics are positioned in: BOM dropped, CRLF and CR as LF (CONTRACTS.md). */
+function readNormalized(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
+  } catch {
+    return undefined;
+  }
+}

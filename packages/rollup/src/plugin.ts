@@ -1,0 +1,190 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  checkSource,
+  createCompiler,
+  findPackageManifest,
+  isBerryManifest,
+  nodeHost,
+  renderPackageModule,
+  renderRoutineModule,
+  routineForFile,
+  type BuildResult,
+  type BundleFile,
+  type Diagnostic,
+  type PackageSummary,
+} from '@berrypack/compiler';
+import { createFilter } from '@rollup/pluginutils';
+import type { Plugin, PluginContext } from 'rollup';
+import type { Plugin as VitePlugin } from 'vite';
+import { createDevServing, type DevServing } from './dev-server.js';
+import { validateOptions, type Options } from './options.js';
+import { toRollupLog } from './to-rollup-log.js';
+
+const SUFFIX = '?berrypack';
+/** Imports worth a look: a plugin.json or a `.md`, bare or with our suffix; `?raw`, `?url` and other queries are not ours. */
+const CANDIDATE = /(?:^|[\\/])plugin\.json(?:\?berrypack)?$|\.md(?:\?berrypack)?$/;
+/** Ids this plugin resolved. Vite's JSON handling passes over `.json?…` ids it does not know. */
+const OURS = /\?berrypack$/;
+
+type ResolveOptions = Parameters<PluginContext['resolve']>[2];
+type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configureServer' | 'hotUpdate'>;
+
+/**
+ * Rollup, Vite and rolldown plugin: `import app from './my-plugin/plugin.json'` compiles the
+ * package, emits its bundle and resource blobs, and gives a module describing it;
+ * `import route from './my-plugin/route.md'` gives one of its routines.
+ */
+export function berrypack(options?: Options): Plugin {
+  const settings = validateOptions(options);
+  const filter = createFilter(settings.include, settings.exclude);
+  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
+  const compiler = createCompiler(settings.compiler);
+  // Per build, so a package imported by several modules is compiled, reported and emitted once.
+  const builds = new Map<string, { result: BuildResult; reported: boolean }>();
+  const emitted = new Map<string, string>();
+  let dev: DevServing | undefined;
+
+  function claims(file: string): boolean {
+    if (path.basename(file) === 'plugin.json') return isBerryManifest(file, nodeHost);
+    return findPackageManifest(path.dirname(file), nodeHost) !== undefined;
+  }
+
+  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } {
+    let build = builds.get(manifest);
+    if (!build) {
+      build = { result: compiler.build(manifest), reported: false };
+      builds.set(manifest, build);
+    }
+    const { result } = build;
+    // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
+    if (dev) dev.track(id, result.files, result.directories);
+    else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
+    report(context, result.diagnostics, !build.reported);
+    build.reported = true;
+    if (!result.bundle || !result.summary) return context.error({ message: `Unexpected failed build of ${manifest} without an error diagnostic` });
+    return { bundle: result.bundle, summary: result.summary };
+  }
+
+  function report(context: PluginContext, diagnostics: readonly Diagnostic[], first: boolean): void {
+    const fatal = diagnostics.filter((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
+    const texts = new Map<string, string | undefined>();
+    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file, texts));
+    if (first) {
+      for (const d of diagnostics) {
+        if (fatal.includes(d)) continue;
+        if (d.severity === 'warning') context.warn(log(d));
+        else if (typeof context.info === 'function') context.info(log(d));
+      }
+      // Rollup stops at one error; the others go out as warnings first so one run shows them all.
+      for (const d of fatal.slice(1)) context.warn(log(d));
+    }
+    if (fatal[0]) context.error(log(fatal[0]));
+  }
+
+  function locate(context: PluginContext, manifest: string, bundle: BundleFile): string {
+    if (!settings.emit) return JSON.stringify(bundle.fileName);
+    if (dev) return JSON.stringify(dev.serve(manifest, bundle));
+    const emit = (fileName: string, source: Uint8Array) => {
+      let ref = emitted.get(fileName);
+      if (ref === undefined) emitted.set(fileName, (ref = context.emitFile({ type: 'asset', fileName, source })));
+      return ref;
+    };
+    for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, blob);
+    return `import.meta.ROLLUP_FILE_URL_${emit(bundle.fileName, bundle.bytes)}`;
+  }
+
+  function notASource(context: PluginContext, file: string, manifest: string, packageName: string): never {
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      // The message below says enough; the compiler already reported unreadable sources.
+    }
+    // A file without frontmatter gets the compiler's own diagnostic (BP1002) with its frame.
+    if (bytes) report(context, checkSource(file, bytes, { requireSource: true }).diagnostics.filter((d) => d.severity === 'error'), true);
+    const relative = path.relative(path.dirname(manifest), file).split(path.sep).join('/');
+    return context.error({
+      message: `Unexpected import of ${relative}, expected a routine source of package ${packageName}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`,
+    });
+  }
+
+  const plugin: Hooks = {
+    name: 'berrypack',
+    enforce: 'pre',
+
+    buildStart() {
+      builds.clear();
+      emitted.clear();
+    },
+
+    resolveId: {
+      order: 'pre',
+      filter: { id: CANDIDATE },
+      async handler(source, importer, resolveOptions) {
+        if (!CANDIDATE.test(source)) return null;
+        const explicit = source.endsWith(SUFFIX);
+        const bare = explicit ? source.slice(0, -SUFFIX.length) : source;
+        // Spread, so what a host adds (Vite's `kind`, rolldown's extras) reaches the other resolvers too.
+        const resolved = await this.resolve(bare, importer, { ...resolveOptions, skipSelf: true } as ResolveOptions);
+        if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !filter(resolved.id)) return null;
+        if (!explicit && !claims(resolved.id)) return null;
+        return resolved.id + SUFFIX;
+      },
+    },
+
+    load: {
+      order: 'pre',
+      filter: { id: OURS },
+      handler(id) {
+        if (!OURS.test(id)) return null;
+        const file = id.slice(0, -SUFFIX.length);
+        if (!filter(file)) return null;
+        const isManifest = path.basename(file) === 'plugin.json';
+        const manifest = isManifest ? file : findPackageManifest(path.dirname(file), nodeHost);
+        if (!manifest) {
+          return this.error({
+            message: `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,
+          });
+        }
+        const { bundle, summary } = compile(this, id, manifest);
+        const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
+        if (isManifest) return renderPackageModule(summary, moduleOptions);
+        const routine = routineForFile(summary, path.dirname(manifest), file);
+        if (routine === undefined) return notASource(this, file, manifest, summary.name);
+        return renderRoutineModule(summary, routine, moduleOptions);
+      },
+    },
+
+    watchChange(file) {
+      builds.clear();
+      // A build reloads every module by itself; the dev server only reloads what it is told.
+      dev?.invalidate(file);
+    },
+
+    configureServer(server) {
+      dev = createDevServing(server);
+    },
+
+    hotUpdate({ file, modules }) {
+      const ours = dev?.modulesFor(file, this.environment.moduleGraph) ?? [];
+      if (ours.length > 0) return [...modules, ...ours];
+      return undefined;
+    },
+  };
+  return plugin;
+}
+
+/** The file's text as the compiler saw it (no BOM, LF line ends), for code frames. */
+function textOf(file: string, cache: Map<string, string | undefined>): string | undefined {
+  if (!cache.has(file)) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    } catch {
+      text = undefined;
+    }
+    cache.set(file, text);
+  }
+  return cache.get(file);
+}
