@@ -1,7 +1,3 @@
-import { BUILD_HELP, buildCommand } from './commands/build.js';
-import { CHECK_HELP, checkCommand } from './commands/check.js';
-import { INSPECT_HELP, inspectCommand } from './commands/inspect.js';
-import { VERIFY_HELP, verifyCommand } from './commands/verify.js';
 import { processIo, type CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -12,15 +8,25 @@ Commands:
   build MANIFEST      compile a package into a content-addressed bundle
   inspect BUNDLE      verify a bundle and list its agents, exports, sources and requirements
   verify MANIFEST     build twice in different directories and compare the bytes
+  types MANIFEST      write TypeScript declarations of the package's routines (berrypack-env.d.ts)
+  run BUNDLE          run an agent or export of a bundle (or a plugin.json built in memory)
+  replay JOURNAL      re-run a recorded execution from its journal and report any divergence
 
 Run \`berrypack <command> --help\` for a command's options.
 `;
 
-const COMMANDS: Record<string, (args: string[], io: CliIo) => number | Promise<number>> = {
-  check: checkCommand,
-  build: buildCommand,
-  inspect: inspectCommand,
-  verify: verifyCommand,
+type Command = (args: string[], io: CliIo) => number | Promise<number>;
+
+// Commands load on demand: `build` should not pay for the runtime, nor `run` for Vite-free
+// compiler parts it never touches. Start-up is a visible share of a small build.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./commands/check.js')).checkCommand,
+  build: async () => (await import('./commands/build.js')).buildCommand,
+  inspect: async () => (await import('./commands/inspect.js')).inspectCommand,
+  verify: async () => (await import('./commands/verify.js')).verifyCommand,
+  types: async () => (await import('./commands/types.js')).typesCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
 };
 
 /** Runs the CLI and resolves to its exit code; never throws and never prints a stack trace. */
@@ -30,12 +36,13 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     (command === undefined ? io.stderr : io.stdout).write(HELP);
     return command === undefined ? 2 : 0;
   }
-  const handler = COMMANDS[command];
-  if (!handler) {
+  const load = COMMANDS[command];
+  if (!load) {
     io.stderr.write(`berrypack: unknown command \`${command}\` (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
     return 2;
   }
   try {
+    const handler = await load();
     return await handler(rest, io);
   } catch (error) {
     const message = error instanceof UsageError ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
@@ -44,5 +51,4 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   }
 }
 
-export { BUILD_HELP, CHECK_HELP, INSPECT_HELP, VERIFY_HELP };
 export type { CliIo };

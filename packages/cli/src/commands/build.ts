@@ -1,22 +1,37 @@
 import path from 'node:path';
-import { createCompiler, writeBundle, type BuildResult } from '@berrypack/compiler';
+import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
-import { printDiagnostics } from '../output/report.js';
+import { createColors } from '../output/colors.js';
+import { summaryLine } from '../output/format-text.js';
+import { printDiagnostics, type OutputFormat } from '../output/report.js';
 import { displayPath } from '../paths.js';
 import { UsageError } from '../usage-error.js';
+import { watchBuild } from '../watch/watch-build.js';
 import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compiler-options.js';
 
 export const BUILD_HELP = `Usage: berrypack build MANIFEST [--out-dir DIR] [--json | --format text|json|github]
-                       [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N]
+                       [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N] [--watch]
 
 Compiles the package of MANIFEST (a plugin.json or its directory) into
 DIR/<plugin-name>.<first 12 hex of id>.berry.json (default DIR: dist), resources into
 DIR/blobs/sha256/. Nothing is written when there are errors.
+
+--watch  build, then rebuild after every change to the files and folders the build read,
+         printing \`rebuilt FILE ID\` when the bundle changes, or the problems and
+         \`✖ N errors, waiting for changes\`; stops with exit 0 on Ctrl-C (SIGINT) or SIGTERM.
+         With --json, one JSON object per build, each on its own line.
 `;
 
-export function buildCommand(args: string[], io: CliIo): number {
-  const { values, positionals } = parse(args, { 'out-dir': { type: 'string' }, version: { type: 'string' }, ...COMPILER_OPTIONS });
+interface BuildSettings {
+  io: CliIo;
+  format: OutputFormat;
+  limit: number | undefined;
+  outDir: string;
+}
+
+export function buildCommand(args: string[], io: CliIo): number | Promise<number> {
+  const { values, positionals } = parse(args, { 'out-dir': { type: 'string' }, version: { type: 'string' }, watch: { type: 'boolean' }, ...COMPILER_OPTIONS });
   if (values.help) {
     io.stdout.write(BUILD_HELP);
     return 0;
@@ -25,21 +40,90 @@ export function buildCommand(args: string[], io: CliIo): number {
   const limit = maxWarnings(stringOption(values, 'max-warnings'));
   if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one MANIFEST (see berrypack build --help)`);
   const manifest = resolveManifestArg(io.cwd, positionals[0]!);
-  const outDir = path.resolve(io.cwd, stringOption(values, 'out-dir') ?? 'dist');
+  const settings: BuildSettings = { io, format, limit, outDir: path.resolve(io.cwd, stringOption(values, 'out-dir') ?? 'dist') };
   const version = stringOption(values, 'version');
+  // One compiler for the whole session: a rebuild redoes only the files that changed.
   const compiler = createCompiler(compilerOptions(io.cwd, values));
-  const result: BuildResult = compiler.build(manifest, version === undefined ? {} : { version });
-  const warnings = result.diagnostics.filter((d) => d.severity === 'warning').length;
-  if (!result.ok || !result.bundle || (limit !== undefined && warnings > limit)) {
+  const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
+  if (values.watch === true) return watch(settings, manifest, build);
+  const result = build();
+  if (failed(result, settings)) {
     printDiagnostics(io, format, result.diagnostics, { ok: false });
     return 1;
   }
-  const file = writeBundle(outDir, result.bundle);
+  printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built');
+  return 0;
+}
+
+function failed(result: BuildResult, settings: BuildSettings): boolean {
+  return !result.ok || !result.bundle || (settings.limit !== undefined && count(result.diagnostics, 'warning') > settings.limit);
+}
+
+function printBuilt(settings: BuildSettings, result: BuildResult, file: string, verb: 'built' | 'rebuilt'): void {
+  const { io, format } = settings;
   const shown = displayPath(file, io.cwd);
-  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id: result.bundle.id, file: shown });
+  const id = result.bundle!.id;
+  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
-    if (format === 'text') io.stdout.write(`built ${shown}\n  id ${result.bundle.id}\n`);
+    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${shown}\n  id ${id}\n` : `rebuilt ${shown} ${id}\n`);
   }
-  return 0;
+}
+
+/** `--watch`: rebuilds until a signal; every outcome is printed, a failure never ends the session. */
+function watch(settings: BuildSettings, manifest: string, build: () => BuildResult): Promise<number> {
+  const { io, format, outDir } = settings;
+  let last: { ok: boolean; id?: string } | undefined;
+  if (io.stderr.isTTY) io.stderr.write('watching for changes (Ctrl-C to stop)\n');
+  return watchBuild({
+    fallback: { files: [manifest], directories: [] },
+    build() {
+      const result = build();
+      if (failed(result, settings)) {
+        printFailure(result.diagnostics);
+        last = { ok: false };
+      } else {
+        const file = writeBundle(outDir, result.bundle!);
+        // An event that leaves the bundle as it was (a save without changes) prints nothing.
+        if (last === undefined || !last.ok || last.id !== result.bundle!.id) printBuilt(settings, result, file, last === undefined ? 'built' : 'rebuilt');
+        last = { ok: true, id: result.bundle!.id };
+      }
+      return result;
+    },
+    onError(error) {
+      io.stderr.write(`berrypack build: internal error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`);
+      last = { ok: false };
+    },
+    // The files a build writes: the bundle, its blobs and the temporary files renamed into place.
+    ignore: (changed) => {
+      const rel = path.relative(outDir, changed);
+      if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+      return rel === 'blobs' || rel.startsWith(`blobs${path.sep}`) || (!rel.includes(path.sep) && (rel.endsWith('.berry.json') || rel.endsWith('.tmp')));
+    },
+  });
+
+  function printFailure(diagnostics: readonly Diagnostic[]): void {
+    if (format !== 'text') {
+      printDiagnostics(io, format, diagnostics, { ok: false });
+      return;
+    }
+    // The report's own summary line gives way to the watch summary.
+    const colors = createColors(io.stdout, io.env);
+    const summary = `${summaryLine(diagnostics, colors)}\n`;
+    let report = '';
+    printDiagnostics({ ...io, stdout: { write: (s: string) => (report += s), ...(io.stdout.isTTY === undefined ? {} : { isTTY: io.stdout.isTTY }) } }, format, diagnostics);
+    if (report.endsWith(summary)) report = report.slice(0, -summary.length);
+    const errors = count(diagnostics, 'error');
+    const warnings = count(diagnostics, 'warning');
+    const over = errors === 0 && settings.limit !== undefined ? `, ${plural(warnings, 'warning')} (more than --max-warnings ${settings.limit})` : '';
+    io.stdout.write(`${report}${colors.red(colors.bold(`✖ ${plural(errors, 'error')}${over}, waiting for changes`))}\n`);
+  }
+}
+
+function count(diagnostics: readonly Diagnostic[], severity: Diagnostic['severity']): number {
+  return diagnostics.filter((d) => d.severity === severity).length;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

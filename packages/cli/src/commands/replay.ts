@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { createRuntime, readJournal, RuntimeError, type JournalEntry, type ReplayReport } from '@berrypack/runtime';
+import type { CliIo } from '../io.js';
+import { outputFormat, parse, stringOption } from '../options.js';
+import { UsageError } from '../usage-error.js';
+import { COMPILER_OPTIONS } from './compiler-options.js';
+import { loadTarget, summarize } from './run.js';
+
+export const REPLAY_HELP = `Usage: berrypack replay JOURNAL [--bundle BUNDLE_OR_MANIFEST] [--execution ID] [--json]
+
+Re-runs a recorded execution from its journal (written by \`berrypack run --journal\`): code runs
+again, every model decision and external tool call gets its recorded outcome and is not
+dispatched again. Reports the first divergence (a different call at the same position, or a
+different outcome) or a missing recorded outcome. Without --bundle, the bundle or manifest the
+run recorded is used. Without --execution, the journal's last execution is replayed.
+Exit 0 when the replay matches the journal, 1 when it does not, 2 on usage errors.
+`;
+
+export async function replayCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { bundle: { type: 'string' }, execution: { type: 'string' }, ...COMPILER_OPTIONS });
+  if (values.help) {
+    io.stdout.write(REPLAY_HELP);
+    return 0;
+  }
+  const json = outputFormat(values) === 'json';
+  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one JOURNAL (see berrypack replay --help)`);
+  let entries: JournalEntry[];
+  try {
+    entries = readJournal(path.resolve(io.cwd, positionals[0]!));
+  } catch (error) {
+    if (error instanceof RuntimeError) return fail(io, json, error.code, error.message);
+    throw new UsageError(`Unexpected JOURNAL ${positionals[0]}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const executionId = stringOption(values, 'execution');
+  const headers = entries.filter((e) => e.type === 'execution');
+  const header = executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === executionId);
+  if (!header) return fail(io, json, 'invalid-journal', executionId === undefined ? 'Missing an execution entry in the journal, expected one written by berrypack run --journal' : `Missing execution ${executionId} in the journal`);
+  const recorded = (header.meta?.['source'] as { path?: unknown } | undefined)?.path;
+  const bundleArg = stringOption(values, 'bundle') ?? (typeof recorded === 'string' ? recorded : undefined);
+  if (bundleArg === undefined) throw new UsageError('Missing --bundle, expected the bundle or manifest of the recorded run (the journal does not name one)');
+  const loaded = await loadTarget(io.cwd, bundleArg, values);
+  if ('failed' in loaded) return fail(io, json, loaded.failed.error!.code, loaded.failed.error!.message);
+
+  const runtime = createRuntime();
+  try {
+    let report: ReplayReport;
+    try {
+      report = await runtime.replay(loaded.bundle, entries, { executionId: header.executionId });
+    } catch (error) {
+      if (error instanceof RuntimeError) return fail(io, json, error.code, error.message);
+      throw error;
+    }
+    if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
+    else {
+      if (report.matches) io.stdout.write(`replay of ${report.replayOf} matches the journal (${report.status})\n`);
+      else if (report.divergence) io.stdout.write(`✖ divergence at ${report.divergence.at}: ${report.divergence.message}\n`);
+      else io.stdout.write(`✖ ${report.error?.code}: ${report.error?.message}\n`);
+      io.stdout.write(`${summarize(report)}\n`);
+    }
+    return report.matches ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}
+
+function fail(io: CliIo, json: boolean, code: string, message: string): number {
+  if (json) io.stdout.write(`${JSON.stringify({ matches: false, error: { code, message } })}\n`);
+  else io.stdout.write(`✖ ${code}: ${message}\n`);
+  return 1;
+}

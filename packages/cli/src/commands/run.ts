@@ -1,0 +1,224 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createCompiler, sortDiagnostics, type Diagnostic } from '@berrypack/compiler';
+import {
+  BundleLoadError,
+  createFileJournal,
+  createRuntime,
+  loadBundle,
+  PreparationError,
+  RuntimeError,
+  type Bundle,
+  type CallRecord,
+  type RuntimeLimits,
+  type Script,
+} from '@berrypack/runtime';
+import type { CliIo } from '../io.js';
+import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
+import { relativize } from '../output/relativize.js';
+import { UsageError } from '../usage-error.js';
+import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
+
+export const RUN_HELP = `Usage: berrypack run BUNDLE_OR_MANIFEST (--agent ID | --export NAME) [--input JSON|@FILE]
+                     [--script FILE] [--journal FILE] [--timeout MS] [--memory MB]
+                     [--env NAME=VALUE ...] [--grant NAME ...] [--catalog FILE] [--store DIR] [--json]
+
+Verifies a bundle (or builds a plugin.json in memory), prepares it and runs an agent or an
+export with the input. Models use the embedded scripted provider: --script gives it
+responses by routine name ({"routine": [{"output": …} | {"text": …} | {"toolCalls": […]}]}).
+--journal appends every recorded call to FILE (JSONL) for \`berrypack replay\`. --grant grants
+a name to the preparation; the CLI supplies no external tools, so only the built-in reader
+runtime.context.read can be used that way.
+Exit 0 when the run completed, 1 when it failed or the bundle did not load, 2 on usage errors.
+`;
+
+/** `run --json` (CONTRACTS.md): exactly these keys; `output` only when completed, `error` only when failed. */
+export interface RunReport {
+  executionId: string | null;
+  status: 'completed' | 'failed';
+  diagnostics: Diagnostic[];
+  calls: CallRecord[];
+  output?: unknown;
+  error?: { code: string; message: string };
+}
+
+export interface LoadedTarget {
+  bundle: Bundle;
+  diagnostics: Diagnostic[];
+  /** What the journal records, so that `replay` finds the same bundle again. */
+  source: { kind: 'bundle' | 'manifest'; path: string };
+}
+
+/** A `.berry.json` bundle is verified as it is; a plugin.json (or its directory) is built in memory first. */
+export async function loadTarget(cwd: string, arg: string, values: ParsedArgs['values']): Promise<LoadedTarget | { failed: RunReport }> {
+  const target = path.resolve(cwd, arg);
+  let directory = false;
+  try {
+    directory = statSync(target).isDirectory();
+  } catch {
+    throw new UsageError(`Unexpected BUNDLE_OR_MANIFEST ${arg}: no such file or directory`);
+  }
+  if (directory || path.basename(target) === 'plugin.json') {
+    const manifest = directory ? path.join(target, 'plugin.json') : target;
+    const built = createCompiler(compilerOptions(cwd, values)).build(manifest);
+    const diagnostics = relativize(sortDiagnostics(built.diagnostics), cwd);
+    if (!built.ok || !built.bundle) {
+      const errors = diagnostics.filter((d) => d.severity === 'error').length;
+      return { failed: failedReport(null, diagnostics, { code: 'build-failed', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} building ${arg}, expected a package that builds` }) };
+    }
+    try {
+      const bundle = await loadBundle(built.bundle.bytes, { blobs: built.bundle.blobs });
+      return { bundle, diagnostics, source: { kind: 'manifest', path: manifest } };
+    } catch (error) {
+      return { failed: failedReport(null, diagnostics, errorOf(error)) };
+    }
+  }
+  try {
+    return { bundle: await loadBundle(target), diagnostics: [], source: { kind: 'bundle', path: target } };
+  } catch (error) {
+    if (error instanceof BundleLoadError) return { failed: failedReport(null, [], errorOf(error)) };
+    throw error;
+  }
+}
+
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    agent: { type: 'string' },
+    export: { type: 'string' },
+    input: { type: 'string' },
+    script: { type: 'string' },
+    journal: { type: 'string' },
+    timeout: { type: 'string' },
+    memory: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    grant: { type: 'string', multiple: true },
+    ...COMPILER_OPTIONS,
+  });
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return 0;
+  }
+  const json = outputFormat(values) === 'json';
+  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE_OR_MANIFEST (see berrypack run --help)`);
+  const agent = stringOption(values, 'agent');
+  const exported = stringOption(values, 'export');
+  if ((agent === undefined) === (exported === undefined)) throw new UsageError('Unexpected arguments, expected exactly one of --agent ID or --export NAME');
+  const input = readInput(io.cwd, stringOption(values, 'input'));
+  const script = readScript(io.cwd, stringOption(values, 'script'));
+  const limits: Partial<RuntimeLimits> = {};
+  const timeout = positiveInteger(stringOption(values, 'timeout'), '--timeout');
+  const memory = positiveInteger(stringOption(values, 'memory'), '--memory');
+  if (timeout !== undefined) limits.timeoutMs = timeout;
+  if (memory !== undefined) limits.memoryBytes = memory * 1024 * 1024;
+  const env = readEnv(values['env']);
+  const journalFile = stringOption(values, 'journal');
+
+  const loaded = await loadTarget(io.cwd, positionals[0]!, values);
+  if ('failed' in loaded) return print(io, json, loaded.failed);
+
+  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}) });
+  try {
+    let preparation;
+    try {
+      const grants = (Array.isArray(values['grant']) ? values['grant'] : []).map(String);
+      preparation = runtime.prepare(loaded.bundle, { env, grants, ...(script ? { models: { default: { provider: 'scripted', script } } } : {}) });
+    } catch (error) {
+      if (error instanceof PreparationError) return print(io, json, failedReport(null, loaded.diagnostics, errorOf(error)));
+      throw error;
+    }
+    let started;
+    try {
+      started = await runtime.start(preparation, agent !== undefined ? { agent } : { export: exported! }, input, { meta: { source: loaded.source } });
+    } catch (error) {
+      if (error instanceof RuntimeError) throw new UsageError(error.message);
+      throw error;
+    }
+    const outcome = await runtime.result(started.executionId);
+    const report: RunReport =
+      outcome.status === 'completed'
+        ? { executionId: outcome.executionId, status: 'completed', diagnostics: loaded.diagnostics, calls: outcome.calls, output: outcome.output }
+        : failedReport(outcome.executionId, loaded.diagnostics, outcome.error, outcome.calls);
+    return print(io, json, report);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {
+  return { executionId, status: 'failed', diagnostics, calls, error: { code: error.code, message: error.message } };
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  if (error instanceof RuntimeError) return { code: error.code, message: error.message };
+  throw error;
+}
+
+function print(io: CliIo, json: boolean, report: RunReport): number {
+  if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
+  else {
+    if (report.status === 'completed') io.stdout.write(`${JSON.stringify(report.output, null, 2)}\n`);
+    else io.stdout.write(`✖ ${report.error!.code}: ${report.error!.message}\n`);
+    io.stdout.write(`${summarize(report)}\n`);
+  }
+  return report.status === 'completed' ? 0 : 1;
+}
+
+/** One line: status, execution and the calls by kind and status. */
+export function summarize(report: { status: string; executionId: string | null; calls: CallRecord[] }): string {
+  const byKind = new Map<string, number>();
+  for (const call of report.calls) byKind.set(call.kind, (byKind.get(call.kind) ?? 0) + 1);
+  const failed = report.calls.filter((c) => c.status === 'failed').length;
+  const kinds = [...byKind].map(([kind, n]) => `${n} ${kind}`).join(', ');
+  const calls = `${report.calls.length} call${report.calls.length === 1 ? '' : 's'}${kinds ? ` (${kinds})` : ''}${failed > 0 ? `, ${failed} failed` : ''}`;
+  return `${report.status} · ${calls} · ${report.executionId ?? 'no execution'}`;
+}
+
+function readInput(cwd: string, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  const text = value.startsWith('@') ? readText(cwd, value.slice(1), '--input') : value;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`Unexpected --input that is not JSON (${(error as Error).message}), expected a JSON value or @FILE`);
+  }
+}
+
+function readScript(cwd: string, file: string | undefined): Script | undefined {
+  if (file === undefined) return undefined;
+  let script: unknown;
+  try {
+    script = JSON.parse(readText(cwd, file, '--script'));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Unexpected --script ${file} that is not JSON (${(error as Error).message})`);
+  }
+  if (typeof script !== 'object' || script === null || Array.isArray(script) || !Object.values(script).every(Array.isArray)) {
+    throw new UsageError(`Unexpected --script ${file}, expected {"routine name": [response, …]}`);
+  }
+  return script as Script;
+}
+
+function readText(cwd: string, file: string, option: string): string {
+  try {
+    return readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`Unexpected ${option} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+function positiveInteger(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`Unexpected ${option} ${value}, expected a positive integer`);
+  return Number(value);
+}
+
+function readEnv(values: ParsedArgs['values'][string]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const item of Array.isArray(values) ? values : []) {
+    const text = String(item);
+    const at = text.indexOf('=');
+    if (at <= 0) throw new UsageError(`Unexpected --env ${text}, expected NAME=VALUE`);
+    env[text.slice(0, at)] = text.slice(at + 1);
+  }
+  return env;
+}

@@ -1,0 +1,121 @@
+/**
+ * The parts of a bundle's `content` the runtime reads (docs/bundle-format.md, "Content";
+ * written by packages/compiler/src/package/assemble-content.ts). Everything here was
+ * verified by `loadBundle` before it is used.
+ */
+
+export type Target = { kind: 'source'; name: string } | { kind: 'import'; alias: string } | { kind: 'external'; name: string };
+
+/** The tagged form of a `next.input` / `presentation.value` expression (NEXT-4). */
+export type ValueExpression =
+  | { object: Record<string, ValueExpression> }
+  | { array: ValueExpression[] }
+  | { path: string }
+  | { literal: unknown }
+  | { select: string; cases: Record<string, ValueExpression> }
+  | { '!ref': Target | null };
+
+export type TemplateSegment = { text: string } | { path: string } | { env: string };
+
+export interface ToolLimits {
+  calls?: number;
+  steps?: number;
+  concurrency?: number;
+  timeout?: number;
+}
+
+export interface ToolOptions {
+  async?: boolean;
+  output?: boolean;
+  limits?: ToolLimits;
+  presentation?: { when: 'accepted' | 'completed'; value: ValueExpression };
+}
+
+export interface ToolConnection {
+  key: string;
+  target: Target;
+  options: ToolOptions;
+}
+
+export type NextEntry = ({ to: Target | null } | { select: string; cases: Record<string, Target | null> }) & {
+  input?: ValueExpression;
+  output?: boolean;
+};
+
+export interface PortDeclaration {
+  input: boolean;
+  output: boolean;
+  limits: { bytes: number; messages: number; pending: number };
+}
+
+export interface SourceEntry {
+  kind: 'model' | 'code' | 'instructions';
+  path: string;
+  digest: string;
+  visibility: 'public' | 'private';
+  description?: string;
+  title?: string;
+  input?: unknown;
+  output?: unknown;
+  model?: Record<string, unknown>;
+  port?: PortDeclaration;
+  permissions?: string[] | 'catalogs' | 'tools';
+  catalog?: boolean;
+  tools?: ToolConnection[];
+  refs?: Target[];
+  next?: NextEntry;
+  template?: TemplateSegment[];
+  readers?: string[];
+  env?: string[];
+  code?: { body: string; imports: string[]; map?: unknown };
+}
+
+export interface Requirements {
+  tools: string[];
+  readers: string[];
+  models: ({ routine: string; select: Record<string, unknown> } | { routine: string; provider: string; id: string })[];
+  env: string[];
+  ui: boolean;
+  calls: string[];
+}
+
+export interface ImportEntry {
+  name: string;
+  kind: 'manifest' | 'bundle' | 'root';
+  id: string;
+  export?: string;
+  content: PackageContent;
+}
+
+export interface PublicEntry {
+  name: string;
+  target: Target;
+  entry: boolean;
+}
+
+export interface AgentEntry {
+  title: string;
+  description: string;
+  entry: string;
+}
+
+export interface FileEntry {
+  path: string;
+  mediaType: string;
+  digest: string;
+  size: number;
+  text: string;
+}
+
+export interface PackageContent {
+  agents: Record<string, AgentEntry>;
+  exports: PublicEntry[];
+  files: FileEntry[];
+  imports: ImportEntry[];
+  modules: Record<string, { imports: string[] }>;
+  plugin: { name: string; version?: string };
+  requirements: Requirements;
+  requires?: string[];
+  resources?: { uri: string; path: string; mediaType: string; digest: string; size: number }[];
+  sources: Record<string, SourceEntry>;
+}

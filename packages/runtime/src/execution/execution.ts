@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import type { RoutineRef } from '../bundle/routine-table.js';
+import { CallFailure, toCallError, type CallError } from '../errors.js';
+import { callRecords, type CallEntry, type CallKind, type CallRecord, type JournalEntry, type PublicationEntry } from '../journal/entries.js';
+import type { Journal } from '../journal/journal.js';
+import { Redactor } from '../journal/redact.js';
+import type { RuntimeLimits } from '../limits.js';
+import type { PreparedState } from '../prepare/prepare.js';
+import type { ModelProvider } from '../providers/provider.js';
+import type { Replayer } from '../replay/replayer.js';
+import type { Sandbox } from '../code/sandbox-types.js';
+import type { SchemaValidator } from '../validate/validator.js';
+import { CallState } from './call-state.js';
+import type { ExternalTool } from './external-tool.js';
+import type { InputPort } from './ports.js';
+
+/** What every execution of one runtime shares. */
+export interface RuntimeServices {
+  validator: SchemaValidator;
+  providers: ReadonlyMap<string, ModelProvider>;
+  tools: ReadonlyMap<string, ExternalTool>;
+  sandbox(): Promise<Sandbox>;
+  limits: RuntimeLimits;
+  /** The host clock: deadlines and journal timestamps; never shown to routine code. */
+  now(): number;
+  journal: Journal | undefined;
+}
+
+/** A value published through an output port (RUN-14, RUN-15). */
+export interface Publication {
+  id: string;
+  call: string;
+  source: 'emit' | 'presentation';
+  value: unknown;
+  kind?: string;
+  answers?: string;
+}
+
+export type Outcome =
+  | { executionId: string; status: 'completed'; output: unknown; calls: CallRecord[]; publications: Publication[] }
+  | { executionId: string; status: 'failed'; error: CallError; calls: CallRecord[]; publications: Publication[] };
+
+/**
+ * The state of one execution: its call tree, journal and publications. Ids are deterministic
+ * (`c1`, `c1.2`, … by admission order under each parent); only the execution id is not.
+ */
+export class Execution {
+  readonly entries: JournalEntry[] = [];
+  readonly calls: CallState[] = [];
+  /** Async calls (RUN-7) still running: the execution settles after them. */
+  readonly background = new Set<Promise<unknown>>();
+  readonly publications: Publication[] = [];
+  readonly redactor: Redactor;
+  /** A replay divergence or a missing recorded outcome: fails the execution whatever code catches. */
+  fatal: CallFailure | undefined;
+  input: InputPort | undefined;
+  status: 'running' | 'completed' | 'failed' = 'running';
+  private readonly sequences = new Map<string, number>();
+  private publicationCount = 0;
+
+  constructor(
+    readonly id: string,
+    readonly state: PreparedState,
+    readonly services: RuntimeServices,
+    /** The instant code sees as `Date` (CODE-5 decision): one host timestamp per execution, recorded. */
+    readonly epochMs: number,
+    readonly replay: Replayer | undefined,
+  ) {
+    this.redactor = new Redactor(state.secrets);
+  }
+
+  append(entry: JournalEntry): void {
+    const redacted = this.redactor.redact(entry);
+    this.entries.push(redacted);
+    // A replay re-runs the recorded execution; it never writes a second copy into a journal.
+    if (this.replay === undefined) this.services.journal?.append(redacted);
+  }
+
+  at(): string {
+    return new Date(this.services.now()).toISOString();
+  }
+
+  /**
+   * Admits and records a call. In a replay the admission is compared with the recorded call at
+   * the same position; a difference is a non-determinism error naming both.
+   */
+  admit(parent: CallState | null, kind: CallKind, name: string, input: unknown, options: { async?: boolean; routine?: RoutineRef } = {}): CallState {
+    if (this.fatal) throw this.fatal;
+    const id = parent === null ? 'c1' : parent.childId();
+    const call = new CallState(id, parent, kind, name, input, options.async === true);
+    const entry: CallEntry = { type: 'call', executionId: this.id, id, parent: parent?.id ?? null, kind, name, at: this.at() };
+    if (input !== undefined) entry.input = input;
+    if (options.async) entry.async = true;
+    if (options.routine?.source.kind === 'code') call.clock = entry.clock = this.replay?.clock(id) ?? { epochMs: this.epochMs, seed: seedOf(id) };
+    if (this.replay) {
+      try {
+        this.replay.admit(this.redactor.redact(entry));
+      } catch (error) {
+        if (error instanceof CallFailure) this.fatal ??= error;
+        throw error;
+      }
+    }
+    parent?.children.push(call);
+    this.calls.push(call);
+    this.append(entry);
+    return call;
+  }
+
+  settle(call: CallState, result: { output: unknown } | { error: unknown }): void {
+    if (call.status !== 'pending') return;
+    if ('output' in result) {
+      call.complete(result.output);
+      this.append({ type: 'outcome', executionId: this.id, id: call.id, status: 'completed', ...(result.output === undefined ? {} : { output: result.output }), at: this.at() });
+    } else {
+      const error = toCallError(result.error);
+      call.fail(error);
+      this.append({ type: 'outcome', executionId: this.id, id: call.id, status: 'failed', error, at: this.at() });
+    }
+    if (this.replay) {
+      try {
+        this.replay.settled(this.redactor.redact(call.record()));
+      } catch (error) {
+        if (error instanceof CallFailure) this.fatal ??= error;
+      }
+    }
+  }
+
+  /**
+   * In a replay, the recorded outcome of a call that is not dispatched again (a model
+   * decision, an external tool, a template read); undefined when running live.
+   */
+  served(call: CallState): { output: unknown } | { error: CallError } | undefined {
+    if (!this.replay) return undefined;
+    try {
+      return this.replay.outcome(call.id);
+    } catch (error) {
+      if (error instanceof CallFailure) this.fatal ??= error;
+      throw error;
+    }
+  }
+
+  /** The routine's n-th model decision in this execution (a scripted provider answers by it). */
+  nextSequence(routine: string): number {
+    const n = this.sequences.get(routine) ?? 0;
+    this.sequences.set(routine, n + 1);
+    return n;
+  }
+
+  publish(call: CallState, publication: Omit<Publication, 'id' | 'call'> & { status?: 'published' | 'refused'; error?: CallError }): void {
+    const id = `p${++this.publicationCount}`;
+    const entry: PublicationEntry = { type: 'publication', executionId: this.id, id, call: call.id, source: publication.source, status: publication.status ?? 'published', at: this.at() };
+    if (publication.error) entry.error = publication.error;
+    if (entry.status === 'published') {
+      entry.value = publication.value;
+      if (publication.kind !== undefined) entry.kind = publication.kind;
+      if (publication.answers !== undefined) entry.answers = publication.answers;
+      const published: Publication = { id, call: call.id, source: publication.source, value: publication.value };
+      if (publication.kind !== undefined) published.kind = publication.kind;
+      if (publication.answers !== undefined) published.answers = publication.answers;
+      this.publications.push(published);
+    }
+    this.append(entry);
+  }
+
+  records(): CallRecord[] {
+    return callRecords(this.entries);
+  }
+
+  outcome(result: { output: unknown } | { error: CallError }): Outcome {
+    const publications = this.redactor.redact(this.publications);
+    if ('error' in result) return { executionId: this.id, status: 'failed', error: this.redactor.redact(result.error), calls: this.records(), publications };
+    return { executionId: this.id, status: 'completed', output: this.redactor.redact(result.output), calls: this.records(), publications };
+  }
+}
+
+/** `Math.random`'s seed for a code invocation: derived from its call id, so two runs agree. */
+function seedOf(id: string): number {
+  return createHash('sha256').update(id).digest().readUInt32BE(0);
+}

@@ -1,0 +1,42 @@
+import { failure } from '../errors.js';
+import { jsonText } from '../json.js';
+import { formatErrors } from '../validate/validator.js';
+import { withinDeadline, type Allowance } from './allowance.js';
+import type { CallState } from './call-state.js';
+import type { Execution } from './execution.js';
+
+/**
+ * Dispatches an admitted call to an external tool the preparation granted. In a replay the
+ * recorded outcome is returned instead: an external effect never happens twice (RUN-5).
+ */
+export async function callExternal(exec: Execution, call: CallState, name: string, input: unknown, allowance: Allowance): Promise<unknown> {
+  const served = exec.served(call);
+  if (served !== undefined) {
+    if ('error' in served) throw failure(served.error.code, served.error.message);
+    return served.output;
+  }
+  if (!exec.state.grants.has(name)) throw failure('not-granted', `Unexpected call to external tool \`${name}\`, which the preparation does not grant`);
+  const tool = exec.services.tools.get(name);
+  if (tool === undefined) throw failure('not-granted', `Unexpected call to external tool \`${name}\`, which this runtime does not supply`);
+  const { validator } = exec.services;
+  if (tool.input !== undefined) {
+    const check = validator.validate({ document: JSON.stringify(tool.input) }, input);
+    if (!check.ok) throw failure('invalid-input', `Unexpected input for tool \`${name}\`: ${formatErrors(check.errors)}`);
+  }
+  const returned = await withinDeadline(allowance, `tool \`${name}\``, async (signal) => {
+    try {
+      return await tool.invoke(input, { executionId: exec.id, callId: call.id, signal });
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && typeof error.code === 'string') throw failure(error.code, error.message);
+      throw failure('tool-failed', `Tool \`${name}\` failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+  // A tool that returns nothing answered with no value: null, since a call's outcome is JSON.
+  const output = returned === undefined ? null : returned;
+  jsonText(output, `the output of tool \`${name}\``);
+  if (tool.output !== undefined) {
+    const check = validator.validate({ document: JSON.stringify(tool.output) }, output);
+    if (!check.ok) throw failure('invalid-output', `Unexpected output of tool \`${name}\`: ${formatErrors(check.errors)}`);
+  }
+  return output;
+}

@@ -1,0 +1,31 @@
+// @berrypack/runtime: verify, prepare, run, record, replay (docs/runtime.md).
+export { loadBundle, type Bundle, type LoadBundleOptions } from './bundle/load-bundle.js';
+export type { PackageContent, SourceEntry } from './bundle/content.js';
+export { createRuntime, type ExecutionSnapshot, type Runtime, type RuntimeOptions, type StartOptions, type StartTarget } from './runtime.js';
+export type { EnvValue, Preparation, PrepareOptions } from './prepare/prepare.js';
+export type { Outcome, Publication } from './execution/execution.js';
+export type { ExternalTool, ToolContext, ToolImplementation } from './execution/external-tool.js';
+export { BundleLoadError, PreparationError, RuntimeError, type CallError } from './errors.js';
+export { DEFAULT_LIMITS, type RuntimeLimits } from './limits.js';
+export type {
+  ClassificationRequest,
+  ClassificationResponse,
+  GenerationRequest,
+  GenerationResponse,
+  ModelBinding,
+  ModelMessage,
+  ModelProvider,
+  Script,
+  ScriptResponse,
+  ToolCall,
+  ToolDefinition,
+} from './providers/provider.js';
+export { createScriptedProvider } from './providers/scripted.js';
+export { createOpenAICompatibleProvider } from './providers/openai-compatible.js';
+export { createFileJournal, createMemoryJournal, parseJournal, readJournal, type Journal, type MemoryJournal } from './journal/journal.js';
+export { callRecords, type CallKind, type CallRecord, type JournalEntry } from './journal/entries.js';
+export type { ReplayOptions, ReplayReport } from './replay/replay.js';
+export type { Divergence } from './replay/replayer.js';
+export type { Sandbox, SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from './code/sandbox-types.js';
+export { SchemaValidator, type Validation } from './validate/validator.js';
+export { translateNativeSchema, NativeSchemaError } from './validate/native-schema.js';

@@ -1,0 +1,79 @@
+/**
+ * Model providers are adapters behind this one interface (RUN-6). The runtime renders the
+ * instructions, offers exactly the declared tools, runs the tool calls a response asks for,
+ * validates the final output and records every decision; a provider only turns one request
+ * into one response.
+ */
+export interface ModelProvider {
+  /** One generation decision: text, a JSON output, or tool calls to run before the next decision. */
+  generate(request: GenerationRequest, signal: AbortSignal): Promise<GenerationResponse>;
+  /** Classification (CLS); without it the runtime asks `generate` for the declared output. */
+  classify?(request: ClassificationRequest, signal: AbortSignal): Promise<ClassificationResponse>;
+}
+
+/** How a routine reaches a model: chosen at preparation, never by the bundle. */
+export interface ModelBinding {
+  /** A provider name registered with `createRuntime({providers})`: `scripted`, `openai-compatible`, … */
+  provider: string;
+  /** The provider's model id (`openai-compatible` sends it as `model`). */
+  model?: string;
+  /** Base URL of an HTTP provider, e.g. `http://127.0.0.1:8080/v1`. */
+  baseUrl?: string;
+  /** A credential; redacted from every journal. */
+  apiKey?: string;
+  /** `scripted` only: responses by routine name (see docs/runtime.md). */
+  script?: Script;
+  /** Extra request headers of an HTTP provider. */
+  headers?: Record<string, string>;
+}
+
+export type ScriptResponse = { output: unknown } | { text: string } | { toolCalls: { name: string; input?: unknown }[] };
+export type Script = Record<string, ScriptResponse[]>;
+
+export interface ToolDefinition {
+  /** The name the routine declared (`notes.compose`, `rank`). */
+  name: string;
+  description?: string;
+  /** JSON Schema 2020-12 of the argument, when the target declares one. */
+  input?: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export type ModelMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content?: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; callId: string; name: string; content: string };
+
+interface RequestBase {
+  /** The routine's qualified name. */
+  routine: string;
+  /** The routine's n-th decision in this execution, from 0: a scripted provider answers by it. */
+  sequence: number;
+  connection: ModelBinding;
+  /** The rendered body: templates substituted, includes expanded. */
+  instructions: string;
+  /** Model settings from the routine's `model` (max_output_tokens, effort, …). */
+  settings: Record<string, unknown>;
+  /** JSON Schema 2020-12 of the declared output, for structured output. */
+  output?: unknown;
+}
+
+export interface GenerationRequest extends RequestBase {
+  /** The conversation so far: the input as the first user message, then tool calls and results. */
+  messages: ModelMessage[];
+  tools: ToolDefinition[];
+}
+
+export interface ClassificationRequest extends RequestBase {
+  input: unknown;
+}
+
+/** `finish: 'length'` means the output limit was reached: a failure, never a partial success. */
+export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls' };
+
+export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length' };

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { Bundle } from '../bundle/load-bundle.js';
+import type { RoutineRef } from '../bundle/routine-table.js';
+import { failure, RuntimeError, type CallError } from '../errors.js';
+import { Execution, type RuntimeServices } from '../execution/execution.js';
+import type { ExternalTool } from '../execution/external-tool.js';
+import { InputPort } from '../execution/ports.js';
+import { runExecution } from '../execution/run.js';
+import type { CallRecord, ExecutionEntry, JournalEntry } from '../journal/entries.js';
+import { prepareBundle, preparedState } from '../prepare/prepare.js';
+import type { ModelBinding, ModelProvider } from '../providers/provider.js';
+import { Replayer, type Divergence } from './replayer.js';
+
+export interface ReplayOptions {
+  /** Which recorded execution to replay when the entries hold several; default: the last one. */
+  executionId?: string;
+}
+
+export interface ReplayReport {
+  /** The recorded execution. */
+  replayOf: string;
+  /** The replay's own id. */
+  executionId: string;
+  /** True when the replay made exactly the recorded calls with the recorded outcomes. */
+  matches: boolean;
+  status: 'completed' | 'failed';
+  output?: unknown;
+  error?: CallError;
+  divergence?: Divergence;
+  calls: CallRecord[];
+}
+
+interface ReplayContext {
+  services: RuntimeServices;
+  defaultModel: ModelBinding;
+  startRoutine(root: ReturnType<typeof preparedState>['root'], target: ExecutionEntry['target']): RoutineRef;
+}
+
+/**
+ * RUN-5: re-runs a recorded execution. The preparation is rebuilt from the recording (its
+ * grants, env values, model bindings); providers and external tools are stand-ins that are
+ * never reached, because the replayer serves every recorded outcome. Code runs again for real.
+ */
+export async function replayExecution(bundle: Bundle, entries: readonly JournalEntry[], options: ReplayOptions, ctx: ReplayContext): Promise<ReplayReport> {
+  const headers = entries.filter((e): e is ExecutionEntry => e.type === 'execution');
+  const header = options.executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === options.executionId);
+  if (!header) throw new RuntimeError('invalid-journal', options.executionId === undefined ? 'Missing an execution entry in the journal, expected one written by the runtime' : `Missing execution ${options.executionId} in the journal`, 'RUN-5');
+  if (header.bundle !== bundle.id) {
+    throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundle.id}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-5');
+  }
+  const recorded = entries.filter((e) => e.executionId === header.executionId);
+  const replayer = new Replayer(recorded);
+
+  const standIn: ModelProvider = {
+    generate: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model decision without a recorded outcome')),
+    classify: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model decision without a recorded outcome')),
+  };
+  const providerNames = new Set(Object.values(header.models).map((m) => m.provider));
+  const providers = new Map<string, ModelProvider>([...providerNames].map((name) => [name, standIn]));
+  const models = Object.fromEntries(Object.entries(header.models).map(([routine, m]) => [routine, { provider: m.provider }]));
+  const tool: ExternalTool = { invoke: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected tool call without a recorded outcome')) };
+  const tools = new Map<string, ExternalTool>(header.grants.map((name) => [name, tool]));
+  const services: RuntimeServices = { ...ctx.services, providers, tools, journal: undefined };
+  const preparation = prepareBundle(bundle, { grants: header.grants, env: header.env, models }, { providers, tools, defaultModel: ctx.defaultModel });
+  const state = preparedState(preparation);
+  const routine = ctx.startRoutine(state.root, header.target);
+
+  const exec = new Execution(`exec-${randomUUID()}`, state, services, header.epochMs, replayer);
+  const port = routine.source.port;
+  // Messages come back as the recorded outcomes of `context.receive()` calls, never from the port.
+  if (port?.input === true) exec.input = new InputPort(port.limits, routine.source.kind === 'model');
+  const outcome = await runExecution(exec, { routine, target: header.target, input: header.input, ...(header.meta ? { meta: header.meta } : {}) });
+  replayer.finish();
+  const report: ReplayReport = {
+    replayOf: header.executionId,
+    executionId: exec.id,
+    matches: replayer.divergence === undefined && !(outcome.status === 'failed' && outcome.error.code === 'replay-missing-outcome'),
+    status: outcome.status,
+    calls: outcome.calls,
+  };
+  if (outcome.status === 'completed') report.output = outcome.output;
+  else report.error = outcome.error;
+  if (replayer.divergence) report.divergence = replayer.divergence;
+  return report;
+}

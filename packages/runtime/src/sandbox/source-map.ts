@@ -1,0 +1,155 @@
+import type { SandboxModule } from './index.js';
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** [generated column, source index, original line, original column], all 0-based and absolute. */
+type Segment = [number, number, number, number];
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const DIGIT = new Map<string, number>([...BASE64].map((c, i) => [c, i]));
+
+/** Decodes a v3 `mappings` string; segments without a source (1 field) are dropped. */
+export function decodeMappings(mappings: string): Segment[][] {
+  const lines: Segment[][] = [];
+  let source = 0;
+  let line = 0;
+  let column = 0;
+  for (const text of mappings.split(';')) {
+    const segments: Segment[] = [];
+    let generated = 0;
+    for (const chunk of text.split(',')) {
+      if (chunk === '') continue;
+      const fields = decodeVlq(chunk);
+      if (fields === undefined) continue;
+      generated += fields[0] ?? 0;
+      if (fields.length < 4) continue;
+      source += fields[1] ?? 0;
+      line += fields[2] ?? 0;
+      column += fields[3] ?? 0;
+      segments.push([generated, source, line, column]);
+    }
+    segments.sort((a, b) => a[0] - b[0]);
+    lines.push(segments);
+  }
+  return lines;
+}
+
+function decodeVlq(chunk: string): number[] | undefined {
+  const out: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const c of chunk) {
+    const digit = DIGIT.get(c);
+    if (digit === undefined) return undefined;
+    value += (digit & 31) * 2 ** shift;
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
+    out.push(value % 2 === 1 ? -Math.floor(value / 2) : value / 2);
+    value = 0;
+    shift = 0;
+  }
+  return shift === 0 ? out : undefined;
+}
+
+const decoded = new WeakMap<object, Segment[][]>();
+
+/**
+ * Original position of a generated 1-based line and column. The nearest segment at or
+ * before the column is taken, plus the distance from it: a body cut out of its `.md` file
+ * keeps every character, so that distance is the same in both files.
+ */
+export function originalPosition(map: NonNullable<SandboxModule['map']>, line: number, column: number): SourceLocation | undefined {
+  let lines = decoded.get(map);
+  if (lines === undefined) {
+    lines = decodeMappings(map.mappings);
+    decoded.set(map, lines);
+  }
+  const segments = lines[line - 1];
+  if (segments === undefined || segments.length === 0) return undefined;
+  const target = column - 1;
+  let best: Segment | undefined;
+  for (const s of segments) {
+    if (s[0] > target) break;
+    best = s;
+  }
+  const chosen = best ?? segments[0];
+  if (chosen === undefined) return undefined;
+  const file = map.sources[chosen[1]];
+  if (file === undefined) return undefined;
+  const offset = best === undefined ? 0 : target - chosen[0];
+  return { file, line: chosen[2] + 1, column: chosen[3] + 1 + offset };
+}
+
+const FRAME = /^\s*at (?:(.*) \()?(.+?):(\d+):(\d+)\)?\s*$/;
+
+/** QuickJS counts columns in UTF-8 bytes; source maps and diagnostics count UTF-16 code units. */
+export function utf16Column(line: string, byteColumn: number): number {
+  const target = byteColumn - 1;
+  let bytes = 0;
+  let i = 0;
+  while (i < line.length && bytes < target) {
+    const c = line.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < line.length && (line.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    i += pair ? 2 : 1;
+  }
+  return i + 1;
+}
+
+function sourceLine(module: SandboxModule, line: number): string {
+  let start = 0;
+  for (let n = 1; n < line; n++) {
+    const next = module.source.indexOf('\n', start);
+    if (next < 0) return '';
+    start = next + 1;
+  }
+  const end = module.source.indexOf('\n', start);
+  return module.source.slice(start, end < 0 ? undefined : end);
+}
+
+/**
+ * Maps QuickJS stack frames to the files the author edits. Frames outside the routine's
+ * modules (the runner, native functions) are dropped; the first remaining one is where the
+ * error was raised.
+ */
+export function mapStack(stack: string, modules: readonly SandboxModule[]): { location: SourceLocation | undefined; stack: string | undefined } {
+  const byPath = new Map(modules.map((m) => [m.path, m]));
+  const frames: string[] = [];
+  let location: SourceLocation | undefined;
+  for (const line of stack.split('\n')) {
+    const m = FRAME.exec(line);
+    if (m === null) continue;
+    const [, fn, file = '', l = '0', c = '0'] = m;
+    const module = byPath.get(file);
+    if (module === undefined) continue;
+    const position = { file, line: Number(l), column: utf16Column(sourceLine(module, Number(l)), Number(c)) };
+    const mapped = module.map === undefined ? position : (originalPosition(module.map, position.line, position.column) ?? position);
+    location ??= mapped;
+    const where = `${mapped.file}:${mapped.line}:${mapped.column}`;
+    frames.push(fn === undefined ? `    at ${where}` : `    at ${fn} (${where})`);
+  }
+  return { location, stack: frames.length > 0 ? frames.join('\n') : undefined };
+}
+
+/** Where an import that failed to resolve is written: the first quoted occurrence of its specifier. */
+export function locateImport(modules: readonly SandboxModule[], importer: string, specifier: string): SourceLocation | undefined {
+  const module = modules.find((m) => m.path === importer);
+  if (module === undefined) return undefined;
+  let at = -1;
+  for (const quote of ["'", '"']) {
+    const i = module.source.indexOf(quote + specifier + quote);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  if (at < 0) return undefined;
+  const before = module.source.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  const position = { file: importer, line, column };
+  return module.map === undefined ? position : (originalPosition(module.map, line, column) ?? position);
+}

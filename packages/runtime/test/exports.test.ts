@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+
+describe('@berrypack/runtime public exports', () => {
+  it('exposes exactly this API', async () => {
+    const api = await import('../src/index.js');
+    expect(Object.keys(api).sort()).toEqual([
+      'BundleLoadError',
+      'DEFAULT_LIMITS',
+      'NativeSchemaError',
+      'PreparationError',
+      'RuntimeError',
+      'SchemaValidator',
+      'callRecords',
+      'createFileJournal',
+      'createMemoryJournal',
+      'createOpenAICompatibleProvider',
+      'createRuntime',
+      'createScriptedProvider',
+      'loadBundle',
+      'parseJournal',
+      'readJournal',
+      'translateNativeSchema',
+    ]);
+  });
+
+  it('imports no part of the compiler but its bundle and JSONPath seams', async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const path = await import('node:path');
+    const root = new URL('../src/', import.meta.url).pathname;
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const file = path.join(dir, name);
+        if (statSync(file).isDirectory()) walk(file);
+        else if (file.endsWith('.ts')) files.push(file);
+      }
+    };
+    walk(root);
+    const specifiers = files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/from '(@berrypack\/[^']+)'/g)].map((m) => m[1]));
+    expect(new Set(specifiers)).toEqual(new Set(['@berrypack/compiler/bundle', '@berrypack/compiler/jsonpath']));
+  });
+});
