@@ -206,7 +206,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('validates its options when created', () => {
-    expect(() => berrypack({ emit: 'yes' } as never)).toThrow(new Error('Unexpected `emit` "yes", expected a boolean'));
+    expect(() => berrypack({ emit: 'yes' } as never)).toThrow(new Error('Unexpected type string for option `emit`, expected a boolean'));
     expect(() => berrypack({ inclde: '*.json' } as never)).toThrow(
       new Error('Unexpected option `inclde`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`'),
     );

@@ -5,10 +5,11 @@ describe('public exports', () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
       'BUNDLE_FORMAT', 'CODES', 'LineIndex', 'METHOD_FORMAT', 'RawJson', 'TrackingHost', 'bundleFileName', 'canonicalJson',
-      'checkDirectory', 'checkMethod', 'checkSource', 'codeFrame', 'createBundle', 'createCompiler', 'elementType', 'evaluatePath',
-      'findPackageManifest', 'findPlaceholders', 'firstDifference', 'formatPath', 'hasErrors', 'isBerryManifest', 'isMethodFile',
-      'loadBundleFile', 'nodeHost', 'parseCatalog', 'parseSingularPath', 'readBundle', 'renderPackageModule', 'renderRoutineModule',
-      'routineForFile', 'sortDiagnostics', 'writeBundle',
+      'checkDirectory', 'checkMethod', 'checkSource', 'codeFrame', 'createBuildMemo', 'createBundle', 'createCompiler', 'elementType',
+      'evaluatePath', 'findPackageManifest', 'findPlaceholders', 'firstDifference', 'formatPath', 'hasErrors', 'isBerryImport',
+      'isBerryManifest', 'isMethodFile', 'loadBundleFile', 'manifestForImport', 'nodeHost', 'parseCatalog', 'parseSingularPath',
+      'readBundle', 'renderImportModule', 'renderPackageModule', 'renderRoutineModule', 'resolvePluginOptions', 'routineForFile',
+      'sortDiagnostics', 'writeBundle',
     ]);
   });
   it('@berrypack/compiler/bundle is the runtime seam', async () => {

@@ -16,5 +16,6 @@ export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './
 export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult } from './bundle/read-bundle.js';
 export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
 export { nodeHost, TrackingHost, type CompilerHost } from './host.js';
-export { findPackageManifest, isBerryManifest, renderPackageModule, renderRoutineModule, routineForFile, type ModuleOptions } from './package/importer-module.js';
+export { createBuildMemo, findPackageManifest, isBerryImport, isBerryManifest, manifestForImport, renderImportModule, renderPackageModule, renderRoutineModule, routineForFile, type BuildMemo, type ModuleOptions } from './package/importer-module.js';
+export { resolvePluginOptions, type FilterPattern, type PluginOptions, type ResolvedPluginOptions } from './package/plugin-options.js';
 export { checkMethod, isMethodFile, METHOD_FORMAT, findPlaceholders, elementType, type CompiledMethod, type CompiledStep, type CheckSpec, type DataType, type Reference as MethodReference } from './method/index.js';

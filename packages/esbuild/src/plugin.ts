@@ -1,22 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  createBuildMemo,
   createCompiler,
-  findPackageManifest,
-  isBerryManifest,
+  isBerryImport,
+  manifestForImport,
   nodeHost,
-  renderPackageModule,
-  renderRoutineModule,
-  routineForFile,
+  renderImportModule,
+  resolvePluginOptions,
   type BuildResult,
   type BundleFile,
   type ModuleOptions,
   type PackageSummary,
+  type PluginOptions as Options,
 } from '@berrypack/compiler';
+import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
-import { createFilter } from './filter.js';
-import { resolveOptions, type Options } from './options.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
 
 const NAMESPACE = 'berrypack';
@@ -30,21 +30,17 @@ const RESOLVING = Symbol('berrypack.resolving');
  * routine's descriptor in the context of the nearest Berry plugin.json above it.
  */
 export function berrypack(options?: Options): Plugin {
-  const settings = resolveOptions(options);
-  const filtered = settings.include !== undefined || settings.exclude !== undefined;
-  const filter = createFilter(settings.include, settings.exclude, process.cwd());
+  const settings = resolvePluginOptions(options);
+  // Ids reaching it are absolute file paths; it tests them with `/` separators.
+  const filter = createFilter(settings.include, settings.exclude);
   // One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
-  const compiler = createCompiler({
-    ...(settings.catalog === undefined ? {} : { catalog: settings.catalog }),
-    ...(settings.store === undefined ? {} : { store: path.resolve(settings.store) }),
-  });
+  const compiler = createCompiler(settings.compiler);
 
   function claims(file: string): boolean {
     // A missing file stays esbuild's to report ("Could not resolve").
-    if ((filtered && !filter(file)) || nodeHost.stat(file)?.kind !== 'file') return false;
+    if (!filter(file) || nodeHost.stat(file)?.kind !== 'file') return false;
     // An explicit include claims a manifest without the extension, so the compiler says what is missing.
-    if (path.basename(file) === 'plugin.json') return settings.include !== undefined || isBerryManifest(file, nodeHost);
-    return settings.include !== undefined || findPackageManifest(path.dirname(file), nodeHost) !== undefined;
+    return settings.include !== undefined || isBerryImport(file, nodeHost);
   }
 
   return {
@@ -57,7 +53,7 @@ export function berrypack(options?: Options): Plugin {
         namedExports: settings.namedExports,
       });
       // Per build: a package imported through its manifest and a routine compiles once.
-      const builds = new Map<string, BuildResult>();
+      const builds = createBuildMemo(compiler);
       const bundles = new Map<string, BundleFile>();
       build.onStart(() => {
         builds.clear();
@@ -73,27 +69,20 @@ export function berrypack(options?: Options): Plugin {
 
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
         const file = args.path;
-        const isManifest = path.basename(file) === 'plugin.json';
-        const manifest = isManifest ? file : findPackageManifest(path.dirname(file), nodeHost);
+        const manifest = manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
-        let result = builds.get(manifest);
+        let result: BuildResult;
         try {
-          result ??= compiler.build(manifest);
+          result = builds.build(manifest).result;
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
-        builds.set(manifest, result);
         const watch = { watchFiles: [...new Set([...result.files, file])], watchDirs: result.directories };
         const { errors, warnings } = convert(result);
         if (!result.ok || !result.summary || !result.bundle || errors.length > 0) return { errors, warnings, ...watch };
-        let contents: string;
-        if (isManifest) contents = renderPackageModule(result.summary, moduleOptions(result.summary));
-        else {
-          const routine = routineForFile(result.summary, path.dirname(manifest), file);
-          if (routine === undefined) {
-            return { ...failure(file, `Unexpected import of ${file}, expected a source of ${result.summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
-          }
-          contents = renderRoutineModule(result.summary, routine, moduleOptions(result.summary));
+        const contents = renderImportModule(result.summary, manifest, file, moduleOptions(result.summary));
+        if (contents === undefined) {
+          return { ...failure(file, `Unexpected import of ${file}, expected a source of ${result.summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
         }
         if (settings.emit) bundles.set(result.bundle.fileName, result.bundle);
         return { contents, loader: 'js', resolveDir: path.dirname(file), warnings, ...watch };

@@ -2,23 +2,22 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   checkSource,
+  createBuildMemo,
   createCompiler,
-  findPackageManifest,
-  isBerryManifest,
+  isBerryImport,
+  manifestForImport,
   nodeHost,
-  renderPackageModule,
-  renderRoutineModule,
-  routineForFile,
-  type BuildResult,
+  renderImportModule,
+  resolvePluginOptions,
   type BundleFile,
   type Diagnostic,
   type PackageSummary,
+  type PluginOptions as Options,
 } from '@berrypack/compiler';
 import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
 import type { Plugin as VitePlugin } from 'vite';
 import { createDevServing, type DevServing } from './dev-server.js';
-import { validateOptions, type Options } from './options.js';
 import { toRollupLog } from './to-rollup-log.js';
 
 const SUFFIX = '?berrypack';
@@ -36,32 +35,20 @@ type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configureServer' | 'hotUpdat
  * `import route from './my-plugin/route.md'` gives one of its routines.
  */
 export function berrypack(options?: Options): Plugin {
-  const settings = validateOptions(options);
+  const settings = resolvePluginOptions(options);
   const filter = createFilter(settings.include, settings.exclude);
   // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
-  const compiler = createCompiler(settings.compiler);
-  // Per build, so a package imported by several modules is compiled, reported and emitted once.
-  const builds = new Map<string, { result: BuildResult; reported: boolean }>();
+  const builds = createBuildMemo(createCompiler(settings.compiler));
+  // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
   let dev: DevServing | undefined;
 
-  function claims(file: string): boolean {
-    if (path.basename(file) === 'plugin.json') return isBerryManifest(file, nodeHost);
-    return findPackageManifest(path.dirname(file), nodeHost) !== undefined;
-  }
-
   function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } {
-    let build = builds.get(manifest);
-    if (!build) {
-      build = { result: compiler.build(manifest), reported: false };
-      builds.set(manifest, build);
-    }
-    const { result } = build;
+    const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
     else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
-    report(context, result.diagnostics, !build.reported);
-    build.reported = true;
+    report(context, result.diagnostics, first);
     if (!result.bundle || !result.summary) return context.error({ message: `Unexpected failed build of ${manifest} without an error diagnostic` });
     return { bundle: result.bundle, summary: result.summary };
   }
@@ -128,7 +115,7 @@ export function berrypack(options?: Options): Plugin {
         // Spread, so what a host adds (Vite's `kind`, rolldown's extras) reaches the other resolvers too.
         const resolved = await this.resolve(bare, importer, { ...resolveOptions, skipSelf: true } as ResolveOptions);
         if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !filter(resolved.id)) return null;
-        if (!explicit && !claims(resolved.id)) return null;
+        if (!explicit && !isBerryImport(resolved.id, nodeHost)) return null;
         return resolved.id + SUFFIX;
       },
     },
@@ -140,8 +127,7 @@ export function berrypack(options?: Options): Plugin {
         if (!OURS.test(id)) return null;
         const file = id.slice(0, -SUFFIX.length);
         if (!filter(file)) return null;
-        const isManifest = path.basename(file) === 'plugin.json';
-        const manifest = isManifest ? file : findPackageManifest(path.dirname(file), nodeHost);
+        const manifest = manifestForImport(file, nodeHost);
         if (!manifest) {
           return this.error({
             message: `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,
@@ -149,10 +135,7 @@ export function berrypack(options?: Options): Plugin {
         }
         const { bundle, summary } = compile(this, id, manifest);
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
-        if (isManifest) return renderPackageModule(summary, moduleOptions);
-        const routine = routineForFile(summary, path.dirname(manifest), file);
-        if (routine === undefined) return notASource(this, file, manifest, summary.name);
-        return renderRoutineModule(summary, routine, moduleOptions);
+        return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, file, manifest, summary.name);
       },
     },
 

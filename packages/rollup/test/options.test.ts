@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Plugin, PluginContext } from 'rollup';
 import { describe, expect, it } from 'vitest';
@@ -19,37 +17,11 @@ describe('berrypack() options', () => {
     expect(plugin).toMatchObject({ enforce: 'pre', resolveId: { order: 'pre', filter: { id: expect.any(RegExp) } }, load: { order: 'pre', filter: { id: expect.any(RegExp) } } });
   });
 
-  it('refuses unknown options and wrong types with a message naming the problem', () => {
-    const cases: [unknown, string][] = [
-      ['yes', 'Unexpected options of type string, expected an object'],
-      [[], 'Unexpected options of type array, expected an object'],
-      [{ strictt: true }, 'Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`'],
-      [{ emit: 'no' }, 'Unexpected type string for option `emit`, expected a boolean'],
-      [{ strict: 1 }, 'Unexpected type number for option `strict`, expected a boolean'],
-      [{ namedExports: {} }, 'Unexpected type object for option `namedExports`, expected a boolean'],
-      [{ include: 42 }, 'Unexpected type number for option `include`, expected a string, a RegExp or an array of them'],
-      [{ exclude: ['**/*.md', 7] }, 'Unexpected type array for option `exclude`, expected a string, a RegExp or an array of them'],
-      [{ store: false }, 'Unexpected type boolean for option `store`, expected a directory path'],
-      [{ catalog: 3 }, 'Unexpected type number for option `catalog`, expected a catalog object or the path of a catalog JSON file'],
-      [{ catalog: { models: {} } }, 'Invalid option `catalog`: Unexpected `models`, expected a list'],
-      [{ catalog: { tools: [{}] } }, 'Invalid option `catalog`: Unexpected tools[0], expected an object with a string `name`'],
-    ];
-    for (const [options, message] of cases) expect(() => berrypack(options as Options)).toThrow(new Error(message));
-  });
-
-  it('reads a catalog file and names it when it is missing or invalid', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-options-'));
-    try {
-      const missing = path.join(dir, 'missing.json');
-      expect(() => berrypack({ catalog: missing })).toThrow(new Error(`Invalid option \`catalog\` (${missing}): ENOENT`));
-      const invalid = path.join(dir, 'catalog.json');
-      writeFileSync(invalid, '{"tools": 1}');
-      expect(() => berrypack({ catalog: invalid })).toThrow(new Error(`Invalid option \`catalog\` (${invalid}): Unexpected \`tools\`, expected a list`));
-      writeFileSync(invalid, '{"models": [], "tools": [{"name": "search"}]}');
-      expect(berrypack({ catalog: invalid, include: ['**/plugin.json', /\.md$/], exclude: null, emit: false, strict: true, namedExports: true }).name).toBe('berrypack');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('throws the core\'s message from the factory, before any build', () => {
+    expect(() => berrypack({ strictt: true } as Options)).toThrow(
+      new Error('Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`'),
+    );
+    expect(() => berrypack({ emit: 'no' } as unknown as Options)).toThrow(new Error('Unexpected type string for option `emit`, expected a boolean'));
   });
 
   it('hooks re-check their filters: other queries and excluded files are left alone', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompilerHost } from '../host.js';
 import type { PackageSummary } from './assemble-content.js';
+import type { BuildResult, Compiler } from './compile-package.js';
 
 const BERRY_EXTENSION = 'ai.strawberry.berry';
 
@@ -43,6 +44,16 @@ export function renderRoutineModule(summary: PackageSummary, routineName: string
   return render(fields, options);
 }
 
+/**
+ * The module for an import of `file`, the package's `manifest` itself or a `.md` of it;
+ * undefined when the `.md` is not one of the package's routine sources.
+ */
+export function renderImportModule(summary: PackageSummary, manifest: string, file: string, options: ModuleOptions): string | undefined {
+  if (file === manifest) return renderPackageModule(summary, options);
+  const routine = routineForFile(summary, path.dirname(manifest), file);
+  return routine === undefined ? undefined : renderRoutineModule(summary, routine, options);
+}
+
 function render(fields: [string, string][], options: ModuleOptions): string {
   const body = fields.map(([k, v]) => `  ${k}: ${v},`).join('\n');
   let code = `const descriptor = {\n${body}\n};\nexport default descriptor;\n`;
@@ -78,4 +89,40 @@ export function findPackageManifest(from: string, host: CompilerHost): string | 
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/** Whether an adapter claims `file` by itself: a Berry plugin.json, or a `.md` inside a Berry package. */
+export function isBerryImport(file: string, host: CompilerHost): boolean {
+  if (path.basename(file) === 'plugin.json') return isBerryManifest(file, host);
+  return findPackageManifest(path.dirname(file), host) !== undefined;
+}
+
+/**
+ * The manifest an imported file is built from: a plugin.json is its own (Berry or not, so the
+ * compiler reports what is missing), a `.md` the nearest Berry plugin.json above it.
+ */
+export function manifestForImport(file: string, host: CompilerHost): string | undefined {
+  return path.basename(file) === 'plugin.json' ? file : findPackageManifest(path.dirname(file), host);
+}
+
+/** One build per manifest per bundler build; cleared when the bundler starts the next one. */
+export interface BuildMemo {
+  /** The build of `manifest`, compiled on the first call since `clear`, which alone gets `first: true`. */
+  build(manifest: string): { result: BuildResult; first: boolean };
+  clear(): void;
+}
+
+/** A package imported through its manifest and several routines is compiled, and reported, once per build. */
+export function createBuildMemo(compiler: Compiler): BuildMemo {
+  const builds = new Map<string, BuildResult>();
+  return {
+    build(manifest) {
+      const known = builds.get(manifest);
+      if (known) return { result: known, first: false };
+      const result = compiler.build(manifest);
+      builds.set(manifest, result);
+      return { result, first: true };
+    },
+    clear: () => builds.clear(),
+  };
 }

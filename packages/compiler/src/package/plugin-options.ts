@@ -1,41 +1,44 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseCatalog, type Catalog, type CompilerOptions } from '@berrypack/compiler';
-import type { FilterPattern } from '@rollup/pluginutils';
+import { parseCatalog, type Catalog } from './catalog.js';
+import type { CompilerOptions } from './compile-package.js';
 
-export type { FilterPattern };
+/** A glob, a RegExp, or a list of them; the shape `@rollup/pluginutils`' `createFilter` takes. */
+export type FilterPattern = ReadonlyArray<string | RegExp> | string | RegExp | null;
 
-/** Options of `berrypack()`; the same for Rollup, Vite and rolldown. */
-export interface Options {
+/** Options of every bundler plugin (`@berrypack/rollup`, `@berrypack/esbuild`): the same names, defaults and messages. */
+export interface PluginOptions {
   /**
-   * Picomatch globs or regular expressions for the files this plugin may claim (globs not
-   * starting with `**` resolve against the current directory). Within them it claims only a
-   * `plugin.json` carrying the `ai.strawberry.berry` extension and the `.md` files inside such a
-   * package; every other `.json` and `.md` import is left to other plugins.
-   * @default undefined (every `plugin.json` and `.md` is a candidate)
+   * Picomatch globs or regular expressions for the imports this plugin may claim, tested on
+   * absolute paths with `/` separators (globs not starting with `**` resolve against the
+   * current directory).
+   * @default undefined: every `plugin.json` carrying the `ai.strawberry.berry` extension and
+   * every `.md` inside such a package is a candidate; any other `.json` or `.md` import is left
+   * to the bundler and other plugins
    */
   include?: FilterPattern | undefined;
   /**
-   * Picomatch globs or regular expressions for files never to claim, checked before `include`
+   * Picomatch globs or regular expressions for imports never to claim, checked before `include`
    * (for example `/README\.md$/` to hand a package's documentation to a Markdown plugin).
    * @default undefined
    */
   exclude?: FilterPattern | undefined;
   /**
-   * The receiving build's model and tool catalog: an object `{models, tools}` or the path of a
-   * catalog JSON file (relative to the current directory). Without one, model checks (MDL-6) are
-   * deferred to preparation and external tool names must be listed in `requires` (TOOL-6).
-   * @default undefined
+   * The receiving build's model and tool catalog: an object `{models, tools}` (CONTRACTS.md) or
+   * the path of a catalog JSON file (relative to the current directory, read once when the
+   * plugin is created).
+   * @default undefined: model checks (MDL-6) are deferred to preparation and external tool
+   * names must be listed in `requires` (TOOL-6)
    */
   catalog?: Catalog | string | undefined;
   /**
    * Content store directory that `root` imports are resolved from (relative to the current directory).
-   * @default 'node_modules/.cache/berrypack/store'
+   * @default 'node_modules/.cache/berrypack/store' under the current directory
    */
   store?: string | undefined;
   /**
-   * Emit the bundle (and its resource blobs) as assets. With `false` nothing is emitted or served
-   * and the module's `file` is only the bundle's file name.
+   * Emit the bundle and its resource blobs with the build's output; with `false` nothing is
+   * written or served.
    * @default true
    */
   emit?: boolean | undefined;
@@ -45,13 +48,15 @@ export interface Options {
    */
   strict?: boolean | undefined;
   /**
-   * Also export each field of the module's descriptor by name (`import { id } from …`).
+   * Also export each field of the module's descriptor by name (`import { id } from …`), besides
+   * the default export.
    * @default false
    */
   namedExports?: boolean | undefined;
 }
 
-export interface Settings {
+/** Checked options with the defaults filled in; `compiler` is ready for `createCompiler`. */
+export interface ResolvedPluginOptions {
   include: FilterPattern | undefined;
   exclude: FilterPattern | undefined;
   compiler: CompilerOptions;
@@ -62,8 +67,11 @@ export interface Settings {
 
 const NAMES = ['include', 'exclude', 'catalog', 'store', 'emit', 'strict', 'namedExports'];
 
-/** Checks the options a user passed; throws with a message naming the first problem. */
-export function validateOptions(options: unknown): Settings {
+/**
+ * Checks the options a user passed to a plugin factory, so a mistake fails before any build;
+ * throws with a message naming the first problem. `undefined` and `null` mean "not given".
+ */
+export function resolvePluginOptions(options: unknown, cwd: string = process.cwd()): ResolvedPluginOptions {
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new Error(`Unexpected options of type ${typeName(options)}, expected an object`);
@@ -74,11 +82,13 @@ export function validateOptions(options: unknown): Settings {
   }
   const compiler: CompilerOptions = {};
   const catalog = given.catalog;
-  if (catalog !== undefined && catalog !== null) compiler.catalog = loadCatalog(catalog);
+  if (catalog !== undefined && catalog !== null) compiler.catalog = loadCatalog(catalog, cwd);
   const store = given.store;
   if (store !== undefined && store !== null) {
     if (typeof store !== 'string') throw wrongType('store', store, 'a directory path');
-    compiler.store = path.resolve(store);
+    // A blank path would silently put the store in the current directory itself.
+    if (store.trim() === '') throw new Error('Unexpected blank string for option `store`, expected a directory path');
+    compiler.store = path.resolve(cwd, store);
   }
   return {
     include: filterPattern(given, 'include'),
@@ -90,13 +100,13 @@ export function validateOptions(options: unknown): Settings {
   };
 }
 
-function loadCatalog(value: unknown): Catalog {
+function loadCatalog(value: unknown, cwd: string): Catalog {
   let parsed = value;
   let where = '';
   if (typeof value === 'string') {
     where = ` (${value})`;
     try {
-      parsed = JSON.parse(readFileSync(path.resolve(value), 'utf8'));
+      parsed = JSON.parse(readFileSync(path.resolve(cwd, value), 'utf8'));
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message.split('\n')[0];
       throw new Error(`Invalid option \`catalog\`${where}: ${reason}`);
