@@ -11,6 +11,7 @@ Commands:
   types MANIFEST      write TypeScript declarations of the package's routines (berrypack-env.d.ts)
   run BUNDLE          run an agent or export of a bundle (or a plugin.json built in memory)
   replay JOURNAL      re-run a recorded execution from its journal and report any divergence
+  method run|resume|confirm|status   run method/2 documents durably (see docs/methods.md)
 
 Run \`berrypack <command> --help\` for a command's options.
 `;
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   types: async () => (await import('./commands/types.js')).typesCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
   replay: async () => (await import('./commands/replay.js')).replayCommand,
+  method: async () => (await import('./commands/method.js')).methodCommand,
 };
 
 /** Runs the CLI and resolves to its exit code; never throws and never prints a stack trace. */

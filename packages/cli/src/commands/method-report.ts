@@ -1,0 +1,63 @@
+import type { Diagnostic } from '@berrypack/compiler';
+import type { MethodRun } from '@berrypack/runtime';
+import type { CliIo } from '../io.js';
+import { createColors } from '../output/colors.js';
+
+/** `method run|resume|confirm|status --json` (CONTRACTS.md): `result` only when completed, `error` only when failed. */
+export interface MethodReport {
+  runId: string | null;
+  status: MethodRun['status'];
+  steps: MethodRun['steps'];
+  pending: MethodRun['pending'];
+  diagnostics: Diagnostic[];
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
+export function reportOf(run: MethodRun, diagnostics: Diagnostic[] = []): MethodReport {
+  return {
+    runId: run.runId,
+    status: run.status,
+    steps: run.steps,
+    pending: run.pending,
+    diagnostics,
+    ...(run.status === 'completed' ? { result: run.result ?? null } : {}),
+    ...(run.status === 'failed' && run.error ? { error: run.error } : {}),
+  };
+}
+
+const MARKS: Readonly<Record<string, string>> = {
+  passed: '✔', unchecked: '○', ambiguous: '?', skipped: '–', failed: '✖', stopped: '✖', waiting: '…', uncertain: '!', pending: '·', running: '▸', checking: '▸',
+};
+
+/** Exit 0 for completed and needs_attention (and a live run's status), 1 for failed. */
+export function printMethodReport(io: CliIo, json: boolean, report: MethodReport, dataDir: string): number {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+    return report.status === 'failed' ? 1 : 0;
+  }
+  const colors = createColors(io.stdout, io.env);
+  const width = Math.max(0, ...Object.keys(report.steps).map((k) => k.length));
+  for (const [key, status] of Object.entries(report.steps)) io.stdout.write(`${MARKS[status] ?? ' '} ${key.padEnd(width)}  ${status}\n`);
+  for (const p of report.pending) {
+    const item = p.item === undefined ? '' : ` --item ${p.item}`;
+    io.stdout.write(`\n${colors.yellow(p.kind === 'ask' ? 'Waiting for a response' : p.kind === 'uncertain' ? 'Uncertain' : 'Interrupted')}: ${p.step}${p.item === undefined ? '' : ` (item ${p.item})`}\n`);
+    io.stdout.write(`${indent(p.request)}\n`);
+    const next =
+      p.kind === 'ask'
+        ? `berrypack method resume ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --response TEXT (or --response-json VALUE)`
+        : p.kind === 'uncertain'
+          ? `berrypack method confirm ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --done | --redo`
+          : `berrypack method resume ${report.runId} --data-dir ${dataDir}`;
+    io.stdout.write(`${colors.dim(`  → ${next}`)}\n`);
+  }
+  if (report.status === 'completed') io.stdout.write(`\n${JSON.stringify(report.result, null, 2)}\n`);
+  if (report.error) io.stdout.write(`\n${colors.red('✖')} ${report.error.code}: ${report.error.message}\n`);
+  const count = Object.keys(report.steps).length;
+  io.stdout.write(`${report.status} · ${count} step${count === 1 ? '' : 's'} · ${report.runId ?? 'no run'}\n`);
+  return report.status === 'failed' ? 1 : 0;
+}
+
+function indent(text: string): string {
+  return text.trimEnd().split('\n').map((line) => `  ${line}`).join('\n');
+}

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { checkMethod, hasErrors, isMethodFile, sortDiagnostics } from '@berrypack/compiler';
+import { confirmStep, MethodError, methodStatus, readMethodRun, resumeMethod, runMethod, type MethodHostOptions } from '@berrypack/runtime';
+import type { CliIo } from '../io.js';
+import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
+import { relativize } from '../output/relativize.js';
+import { displayPath } from '../paths.js';
+import { UsageError } from '../usage-error.js';
+import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript } from './method-config.js';
+import { printMethodReport, reportOf } from './method-report.js';
+
+export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
+                           [--script FILE] [--json]
+       berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
+                           [--item N]] [--script FILE] [--environment JSON|@FILE] [--json]
+       berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done | --redo) [--item N]
+                           [--script FILE] [--environment JSON|@FILE] [--json]
+       berrypack method status RUN_ID --data-dir DIR [--json]
+
+Runs a method/2 document (check it with \`berrypack check FILE\`). DIR is the method's data folder:
+its state files, and runs/RUN_ID/ with each run's record and files. \`do\` steps go to the
+embedded scripted provider: --script gives it responses by step key ({"step": [{"output":
+{…}}, …]}, one per invocation; "step.check" entries answer plain-English checks). An \`ask\`
+leaves the run needing attention until \`resume --step KEY --response …\`; an uncertain step
+(a change interrupted mid-flight) waits for \`confirm --done | --redo\`. resume and confirm reuse
+the run's --script and --environment unless given again.
+Exit 0 when the run completed or needs attention, 1 when it failed or FILE has errors, 2 on usage errors.
+`;
+
+type Values = ParsedArgs['values'];
+
+export async function methodCommand(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? io.stderr : io.stdout).write(METHOD_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  const action = ACTIONS[sub];
+  if (!action) throw new UsageError(`Unexpected subcommand \`${sub}\`, expected run, resume, confirm or status (see berrypack method --help)`);
+  const { values, positionals } = parse(rest, OPTIONS);
+  if (values.help) {
+    io.stdout.write(METHOD_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one ${sub === 'run' ? 'FILE' : 'RUN_ID'} (see berrypack method --help)`);
+  const dataDirArg = stringOption(values, 'data-dir');
+  if (dataDirArg === undefined) throw new UsageError('Unexpected arguments without --data-dir DIR, expected the method\'s data folder');
+  const context: ActionContext = { io, values, target: positionals[0]!, dataDir: path.resolve(io.cwd, dataDirArg), json: outputFormat(values) === 'json' };
+  try {
+    return await action(context);
+  } catch (error) {
+    if (error instanceof MethodError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+interface ActionContext {
+  io: CliIo;
+  values: Values;
+  target: string;
+  dataDir: string;
+  json: boolean;
+}
+
+const OPTIONS = {
+  'data-dir': { type: 'string' },
+  inputs: { type: 'string' },
+  environment: { type: 'string' },
+  script: { type: 'string' },
+  step: { type: 'string' },
+  response: { type: 'string' },
+  'response-json': { type: 'string' },
+  item: { type: 'string' },
+  done: { type: 'boolean' },
+  redo: { type: 'boolean' },
+} as const;
+
+const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
+  async run(c) {
+    only(c.values, 'run', ['inputs', 'environment', 'script']);
+    const file = path.resolve(c.io.cwd, c.target);
+    if (!isMethodFile(file)) throw new UsageError(`Unexpected FILE ${c.target}, expected a method document (*.method.yaml, *.method.yml or *.method.json)`);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (error) {
+      throw new UsageError(`Unexpected FILE ${c.target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const checked = checkMethod(file, bytes);
+    const diagnostics = relativize(sortDiagnostics(checked.diagnostics), c.io.cwd);
+    if (!checked.method || hasErrors(diagnostics)) {
+      const errors = diagnostics.filter((d) => d.severity === 'error').length;
+      return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics, error: { code: 'invalid-method', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} in ${displayPath(file, c.io.cwd)}, expected a method document that checks clean` } }, shown(c));
+    }
+    const method = checked.method;
+    const inputs = jsonObject(c.io.cwd, stringOption(c.values, 'inputs'), '--inputs')?.value ?? {};
+    // File inputs are paths relative to the working directory the user typed them in.
+    for (const [name, declaration] of Object.entries(method.inputs)) {
+      if (declaration.type === 'file' && typeof inputs[name] === 'string') inputs[name] = path.resolve(c.io.cwd, inputs[name]);
+    }
+    const host = hostOptions(c, {});
+    const run = await runMethod(method, { ...host.options, inputs, meta: { cli: host.meta } });
+    return printMethodReport(c.io, c.json, reportOf(run, diagnostics), shown(c));
+  },
+
+  async resume(c) {
+    only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment']);
+    const step = stringOption(c.values, 'step');
+    const text = stringOption(c.values, 'response');
+    const json = stringOption(c.values, 'response-json');
+    if (text !== undefined && json !== undefined) throw new UsageError('Unexpected both --response and --response-json, expected one');
+    if ((step === undefined) !== (text === undefined && json === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
+    if (step === undefined && c.values['item'] !== undefined) throw new UsageError('Unexpected --item without --step');
+    const response = json === undefined ? text : jsonArgument(c.io.cwd, json, '--response-json').value;
+    const item = itemOption(c.values);
+    const host = hostOptions(c, recordedMeta(c));
+    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response }), ...(item === undefined ? {} : { item }) });
+    return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+  },
+
+  async confirm(c) {
+    only(c.values, 'confirm', ['step', 'done', 'redo', 'item', 'script', 'environment']);
+    const step = stringOption(c.values, 'step');
+    if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
+    if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
+    const item = itemOption(c.values);
+    const host = hostOptions(c, recordedMeta(c));
+    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(item === undefined ? {} : { item }) });
+    return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+  },
+
+  async status(c) {
+    only(c.values, 'status', []);
+    const run = await methodStatus(c.target, { dataDir: c.dataDir });
+    return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+  },
+};
+
+/** Executor, judge and environment from the options, else from what the run recorded. */
+function hostOptions(c: ActionContext, recorded: { script?: string; environment?: string }): { options: MethodHostOptions; meta: { script?: string; environment?: string } } {
+  const scriptArg = stringOption(c.values, 'script');
+  const script = scriptArg === undefined ? recorded.script : path.resolve(c.io.cwd, scriptArg);
+  const environmentArg = stringOption(c.values, 'environment') ?? recorded.environment;
+  const environment = environmentArg === undefined ? undefined : jsonObject(c.io.cwd, environmentArg, '--environment');
+  const { executor, judge } = cliExecutor(script === undefined ? undefined : readScript(script));
+  return {
+    options: { dataDir: c.dataDir, executor, judge, ...(environment ? { environment: environment.value } : {}) },
+    meta: { ...(script === undefined ? {} : { script }), ...(environment ? { environment: environment.recorded } : {}) },
+  };
+}
+
+function recordedMeta(c: ActionContext): { script?: string; environment?: string } {
+  return readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+}
+
+function itemOption(values: Values): number | undefined {
+  const item = stringOption(values, 'item');
+  if (item === undefined) return undefined;
+  if (!/^(?:0|[1-9][0-9]*)$/.test(item)) throw new UsageError(`Unexpected --item ${item}, expected a nonnegative integer`);
+  return Number(item);
+}
+
+/** Options of other subcommands are mistakes, not silently ignored. */
+function only(values: Values, sub: string, allowed: readonly string[]): void {
+  for (const name of Object.keys(OPTIONS)) {
+    if (name === 'data-dir' || allowed.includes(name) || values[name] === undefined) continue;
+    throw new UsageError(`Unexpected --${name} for \`method ${sub}\`${allowed.length > 0 ? `, expected ${allowed.map((a) => `--${a}`).join(', ')}` : ''}`);
+  }
+}
+
+function shown(c: ActionContext): string {
+  return displayPath(c.dataDir, c.io.cwd);
+}

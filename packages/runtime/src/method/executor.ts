@@ -1,0 +1,153 @@
+import { canonicalJson } from '@berrypack/compiler/bundle';
+import { failure } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import type { Preparation } from '../prepare/prepare.js';
+import type { ModelBinding, ModelProvider, Script } from '../providers/provider.js';
+import { createScriptedProvider } from '../providers/scripted.js';
+import type { Runtime, StartTarget } from '../runtime.js';
+import { jsonSchemaOf, recordSchema } from './data-values.js';
+import type { CompiledMethod, DataType } from './method-types.js';
+
+/** What a `do` step's executor receives: its resolved inputs and output definitions, nothing else. */
+export interface StepRequest {
+  runId: string;
+  step: string;
+  title?: string;
+  /** `each` steps: the item this invocation handles. */
+  item?: { index: number; value: unknown };
+  /** `do` with `{{alias}}` substituted once. */
+  instructions: string;
+  /** The `in` aliases and the `each` alias, resolved. A connection is `{connection, type}`; a file `{path, sha256, size, format?}`. */
+  inputs: Record<string, unknown>;
+  /** The declared `out`: return exactly these names. */
+  outputs: Record<string, DataType>;
+  /** The declared `changes`: a state with its type and current value (return a complete replacement), or a connection. */
+  changes: StepChange[];
+  /** The configuration of each connection the step uses (`in` or `changes`), as the host supplied it. */
+  environment: Record<string, unknown>;
+  /** The step's n-th executor invocation in this run, from 0 (items in list order; re-runs continue counting). */
+  sequence: number;
+  /** The data folder; file paths in inputs are relative to it. */
+  dataDir: string;
+}
+
+export type StepChange =
+  | { target: string; kind: 'state'; type: DataType; before: unknown }
+  | { target: string; kind: 'environment'; connection: string };
+
+/**
+ * `output`: every declared output, no others (a `file` as its text or `{"base64": …}`).
+ * `changes`: `{"state.NAME": complete replacement}` for every state the step changes, and
+ * optionally `{"environment.NAME": observed evidence}`.
+ */
+export interface StepResult {
+  output?: Record<string, unknown>;
+  changes?: Record<string, unknown>;
+}
+
+export interface MethodExecutor {
+  run(request: StepRequest): Promise<StepResult> | StepResult;
+  /**
+   * Whether a connection's configuration gives the declared access; a message saying what is
+   * missing when not. Without it, any object configures a connection.
+   */
+  checkAccess?(name: string, connection: CompiledMethod['environment'][string], configuration: unknown): string | undefined;
+}
+
+export interface ProviderExecutorOptions {
+  /** Default: the embedded scripted provider. */
+  provider?: ModelProvider;
+  /** Default: `{provider: 'scripted', script}`. */
+  binding?: ModelBinding;
+  /** Scripted responses by step key: `{"collect": [{"output": {"person_work": …}}, …]}`. */
+  script?: Script;
+}
+
+/**
+ * Steps done by a model provider (RUN-6's adapters): one generation per invocation, the step
+ * key as the routine name, its sequence as the decision number, the declared outputs (and
+ * `state.NAME` replacements) as the structured output. So the scripted provider answers
+ * invocation n of step `collect` with `script.collect[n]`.
+ */
+export function createProviderExecutor(options: ProviderExecutorOptions = {}): MethodExecutor {
+  const provider = options.provider ?? createScriptedProvider(options.script ? { script: options.script } : {});
+  const binding: ModelBinding = options.binding ?? { provider: 'scripted', ...(options.script ? { script: options.script } : {}) };
+  return {
+    async run(request) {
+      const response = await provider.generate(
+        {
+          routine: request.step,
+          sequence: request.sequence,
+          connection: binding,
+          instructions: request.instructions,
+          settings: {},
+          output: outputSchema(request),
+          messages: [{ role: 'user', content: canonicalJson({ inputs: request.inputs, ...(request.item ? { item: request.item } : {}) }) }],
+          tools: [],
+        },
+        new AbortController().signal,
+      );
+      if (response.finish === 'length') throw failure('incomplete-output', `Unexpected incomplete response for step \`${request.step}\`: the output limit was reached`);
+      if ('toolCalls' in response) throw failure('provider-failed', `Unexpected tool calls for step \`${request.step}\`, expected its outputs (a method step is offered no tools)`);
+      let value: unknown;
+      if ('output' in response) value = response.output;
+      else {
+        try {
+          value = JSON.parse(response.text) as unknown;
+        } catch {
+          throw failure('invalid-output', `Unexpected text for step \`${request.step}\`, expected a JSON object of its outputs`);
+        }
+      }
+      return splitResult(value, request.step);
+    },
+  };
+}
+
+export interface RoutineExecutorOptions {
+  runtime: Runtime;
+  preparation: Preparation;
+  /** The export or agent to start, for every step or chosen per step. */
+  target: StartTarget | ((request: StepRequest) => StartTarget);
+}
+
+/**
+ * Steps done by a routine of a prepared bundle: started with `{step, instructions, inputs,
+ * item?}`; its output is the object of outputs (and `state.NAME` replacements), as for a provider.
+ */
+export function createRoutineExecutor(options: RoutineExecutorOptions): MethodExecutor {
+  return {
+    async run(request) {
+      const target = typeof options.target === 'function' ? options.target(request) : options.target;
+      const input = { step: request.step, instructions: request.instructions, inputs: request.inputs, ...(request.item ? { item: request.item } : {}) };
+      const { executionId } = await options.runtime.start(options.preparation, target, input);
+      const outcome = await options.runtime.result(executionId);
+      if (outcome.status === 'failed') throw failure(outcome.error.code, `Step \`${request.step}\` (execution ${executionId}): ${outcome.error.message}`);
+      return splitResult(outcome.output, request.step);
+    },
+  };
+}
+
+/** One object with output names and dotted `state.NAME`/`environment.NAME` keys (names never contain dots). */
+export function splitResult(value: unknown, step: string): StepResult {
+  if (!isPlainObject(value)) throw failure('invalid-output', `Unexpected ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value} for step \`${step}\`, expected an object of its outputs`);
+  const output: Record<string, unknown> = {};
+  const changes: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key.includes('.')) changes[key] = v;
+    else output[key] = v;
+  }
+  return { output, changes };
+}
+
+function outputSchema(request: StepRequest): unknown {
+  const extra: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const change of request.changes) {
+    if (change.kind === 'state') {
+      extra[change.target] = jsonSchemaOf(change.type);
+      required.push(change.target);
+    } else extra[change.target] = { description: 'Observed evidence of the change (optional)' };
+  }
+  const schema = recordSchema(request.outputs, extra);
+  return { ...schema, required: [...(schema['required'] as string[]), ...required] };
+}

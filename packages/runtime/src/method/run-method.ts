@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CallError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import { describe, list, typeProblem } from './data-values.js';
+import { MethodError } from './method-error.js';
+import type { CompiledMethod } from './method-types.js';
+import { connectionsOf, createContext, environmentProblems, type MethodHostOptions, type RunContext } from './run-context.js';
+import { DONE_STATUSES, type InvocationRecord, type MethodRun, type RunRecord } from './run-record.js';
+import { heldElsewhere, lockRun, RunStore } from './run-store.js';
+import { reconcile, runStatus, viewOf } from './run-view.js';
+import { aggregateItems, MethodRunner } from './runner.js';
+import { readState } from './state-files.js';
+
+export interface RunMethodOptions extends MethodHostOptions {
+  /** The method's inputs; declared defaults fill the rest. A `file` input is a path to copy into the run. */
+  inputs?: Record<string, unknown>;
+  /** Default: `run-` and a UUID. */
+  runId?: string;
+  /** Host data saved in run.json as given (never configuration secrets). */
+  meta?: Record<string, unknown>;
+}
+
+export interface ResumeMethodOptions extends MethodHostOptions {
+  /** The waiting `ask` step the response answers; without it the run just continues (after an interruption). */
+  step?: string;
+  response?: unknown;
+  /** The item of an `each` step. */
+  item?: number;
+}
+
+export interface ConfirmStepOptions extends MethodHostOptions {
+  step: string;
+  /** `done`: the change happened, run only its check on what is there now; `redo`: run the step again. */
+  decision: 'done' | 'redo';
+  /** One item of an `each` step; default: every uncertain item. */
+  item?: number;
+}
+
+/** Starts a run of a compiled method and drives it until it completes, needs attention or fails. */
+export async function runMethod(method: CompiledMethod, options: RunMethodOptions): Promise<MethodRun> {
+  const store = new RunStore(path.resolve(options.dataDir), options.runId ?? `run-${randomUUID()}`);
+  if (store.exists()) throw new MethodError('run-exists', `Unexpected run id \`${store.runId}\`, which already exists in ${store.dir}`);
+  const release = lockRun(store);
+  try {
+    const now = new Date().toISOString();
+    const record: RunRecord = {
+      format: 'berrypack-method-run/1',
+      runId: store.runId,
+      method: { name: method.name, versionId: method.versionId },
+      status: 'running',
+      startedAt: now,
+      updatedAt: now,
+      inputs: {},
+      environment: Object.keys(options.environment ?? {}).filter((n) => Object.hasOwn(method.environment, n)).sort(),
+      ...(options.meta ? { meta: options.meta } : {}),
+      steps: Object.fromEntries(Object.values(method.steps).map((s) => [s.key, { kind: s.kind, status: 'pending' as const, invocations: 0, judgements: 0 }])),
+    };
+    store.writeMethod(method);
+    const context = createContext(method, store, record, options);
+    const problem = prepareInputs(context, options.inputs) ?? environmentProblem(context) ?? stateProblem(context);
+    if (problem) {
+      record.error = problem;
+      record.status = 'failed';
+      record.endedAt = context.now();
+      context.persist();
+      return viewOf(method, record, false);
+    }
+    context.persist();
+    await new MethodRunner(context).drive();
+    return viewOf(method, record, false);
+  } finally {
+    release();
+  }
+}
+
+/** Continues a run: with `step` and `response`, answers a waiting `ask` first. */
+export async function resumeMethod(runId: string, options: ResumeMethodOptions): Promise<MethodRun> {
+  if ((options.step === undefined) !== (options.response === undefined)) {
+    throw new MethodError('invalid-resume', 'Unexpected resume with only one of step and response, expected both (or neither, to continue an interrupted run)');
+  }
+  return withRun(runId, options, async (context, runner) => {
+    const { method, record } = context;
+    if (options.step === undefined) return;
+    const step = stepOf(method, options.step);
+    const rec = record.steps[step.key]!;
+    const item = itemOf(step.key, rec.items, options.item, step.each !== undefined);
+    const target: InvocationRecord = item === undefined ? rec : rec.items![item]!;
+    if (target.status !== 'waiting') {
+      const waiting = viewOf(method, record, false).pending.filter((p) => p.kind === 'ask').map((p) => (p.item === undefined ? p.step : `${p.step} --item ${p.item}`));
+      throw new MethodError('not-waiting', `Unexpected response to step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${target.status}, expected a step waiting for a response (waiting: ${waiting.length > 0 ? waiting.join(', ') : 'none'})`);
+    }
+    await runner.answer(step, item, options.response);
+  });
+}
+
+/** Settles an `uncertain` step (MTH-18): `done` runs only its check on what is there now; `redo` runs it again. */
+export async function confirmStep(runId: string, options: ConfirmStepOptions): Promise<MethodRun> {
+  return withRun(runId, options, (context) => {
+    const { method, record } = context;
+    const step = stepOf(method, options.step);
+    const rec = record.steps[step.key]!;
+    const item = itemOf(step.key, rec.items, options.item, false);
+    const targets = (rec.items ?? [rec]).filter((inv, i) => inv.status === 'uncertain' && (item === undefined || i === item));
+    if (targets.length === 0) {
+      throw new MethodError('not-uncertain', `Unexpected confirmation of step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${rec.status}, expected an uncertain step`);
+    }
+    for (const inv of targets) {
+      if (options.decision === 'redo') {
+        (rec.previous ??= []).push(structuredClone(inv));
+        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'check', 'error', 'reason', 'response', 'request'] as const) delete inv[key];
+        inv.status = 'pending';
+        continue;
+      }
+      inv.confirmed = 'done';
+      inv.reason = 'a person confirmed that the change happened; its outputs were not recorded';
+      for (const change of Object.values(inv.changes ?? {})) {
+        if (!change.target.startsWith('state.')) continue;
+        const name = change.target.slice('state.'.length);
+        try {
+          change.after = readState(context.store.dataDir, name, method.state[name]!).value;
+        } catch {
+          delete change.after;
+        }
+      }
+      inv.status = 'checking';
+      inv.recordedAt = context.now();
+    }
+    if (rec.items) aggregateItems(context, step, rec);
+    context.persist();
+  });
+}
+
+/** The run as it is on disk; an interrupted run is shown as a resume would find it. Writes nothing. */
+export async function methodStatus(runId: string, options: { dataDir: string }): Promise<MethodRun> {
+  const { method, record, live } = readMethodRun(runId, options);
+  return viewOf(method, record, live);
+}
+
+/** Everything a run recorded (run.json) and the compiled method it runs (method.json). */
+export function readMethodRun(runId: string, options: { dataDir: string }): { method: CompiledMethod; record: RunRecord; live: boolean } {
+  const store = new RunStore(path.resolve(options.dataDir), runId);
+  const method = store.readMethod();
+  const record = store.readRecord();
+  const live = heldElsewhere(store);
+  if (!live) reconcile(method, record);
+  return { method, record, live };
+}
+
+async function withRun(runId: string, options: MethodHostOptions, act: (context: RunContext, runner: MethodRunner) => Promise<void> | void): Promise<MethodRun> {
+  const store = new RunStore(path.resolve(options.dataDir), runId);
+  if (!store.exists()) throw new MethodError('unknown-run', `Unexpected run id \`${runId}\`: no run in ${store.dir}`);
+  const release = lockRun(store);
+  try {
+    const method = store.readMethod();
+    const record = store.readRecord();
+    reconcile(method, record);
+    const status = runStatus(record, false);
+    if (status === 'completed' || status === 'failed') throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
+    const context = createContext(method, store, record, options);
+    const needed = [...new Set(Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)).flatMap(connectionsOf))];
+    const problems = environmentProblems(context, needed);
+    if (problems.length > 0) throw new MethodError('environment-missing', `Unexpected environment: ${problems.join('; ')}`);
+    const runner = new MethodRunner(context);
+    await act(context, runner);
+    await runner.drive();
+    return viewOf(method, record, false);
+  } finally {
+    release();
+  }
+}
+
+function stepOf(method: CompiledMethod, key: string): CompiledMethod['steps'][string] {
+  if (!Object.hasOwn(method.steps, key)) throw new MethodError('unknown-step', `Unexpected step \`${key}\`, expected one of ${list(Object.keys(method.steps))}`);
+  return method.steps[key]!;
+}
+
+function itemOf(step: string, items: readonly unknown[] | undefined, item: number | undefined, required: boolean): number | undefined {
+  if (item === undefined) {
+    if (required) throw new MethodError('item-required', `Unexpected response to the \`each\` step \`${step}\` without an item, expected the item index (--item N)`);
+    return undefined;
+  }
+  if (!items) throw new MethodError('unknown-item', `Unexpected item ${item} for step \`${step}\`, which has no items`);
+  if (!Number.isSafeInteger(item) || item < 0 || item >= items.length) throw new MethodError('unknown-item', `Unexpected item ${item} for step \`${step}\`, expected 0 to ${items.length - 1}`);
+  return item;
+}
+
+/** Inputs exactly as declared: defaults applied, unknown names refused, file inputs copied into the run. */
+function prepareInputs(context: RunContext, given: Record<string, unknown> | undefined): CallError | undefined {
+  const { method, record, store } = context;
+  const wrong = (message: string): CallError => ({ code: 'invalid-inputs', message });
+  if (given !== undefined && !isPlainObject(given)) return wrong(`Unexpected inputs that are ${describe(given)}, expected a record of ${list(Object.keys(method.inputs))}`);
+  for (const name of Object.keys(given ?? {})) {
+    if (!Object.hasOwn(method.inputs, name)) return wrong(`Unexpected input \`${name}\`, expected ${list(Object.keys(method.inputs))}`);
+  }
+  for (const [name, declaration] of Object.entries(method.inputs)) {
+    let value = given !== undefined && Object.hasOwn(given, name) ? given[name] : declaration.default;
+    if (value === undefined) return wrong(`Unexpected run without input \`${name}\` (${declaration.description ?? declaration.type}), which has no default`);
+    if (declaration.type === 'file') {
+      if (typeof value !== 'string') return wrong(`Unexpected input \`${name}\` that is ${describe(value)}, expected the path of a file`);
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path.resolve(value));
+      } catch (error) {
+        return wrong(`Unexpected input \`${name}\`: cannot read ${value} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      value = store.saveFile(`inputs/${name}${path.extname(value)}`, bytes, declaration.format);
+    }
+    const problem = typeProblem(declaration, value, `input \`${name}\``);
+    if (problem) return wrong(`Unexpected inputs: ${problem}`);
+    record.inputs[name] = value;
+  }
+  return undefined;
+}
+
+function environmentProblem(context: RunContext): CallError | undefined {
+  const problems = environmentProblems(context);
+  return problems.length === 0 ? undefined : { code: 'environment-missing', message: `Unexpected environment: ${problems.join('; ')}` };
+}
+
+/** MTH-5: every state readable (its file, or the declared default) before any step starts. */
+function stateProblem(context: RunContext): CallError | undefined {
+  for (const name of Object.keys(context.method.state)) {
+    try {
+      context.state(name);
+    } catch (error) {
+      const e = error as { code?: string; message: string };
+      return { code: e.code ?? 'state-invalid', message: e.message };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,164 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { berrypack } from './support/cli.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const FIXTURE = 'fixtures/methods/weekly-report.method.yaml';
+const SCRIPT = 'fixtures/methods/weekly-report.script.json';
+const PEOPLE = [
+  { name: 'Ada Lovelace', handle: 'ada' },
+  { name: 'Grace Hopper', handle: 'grace' },
+];
+const ENVIRONMENT = '{"tracker": {}, "wiki": {}}';
+const URL = 'https://wiki.example.com/Weekly_Reports#Week_2025-W14';
+const SUMMARY = 'The team closed two issues and kept one in progress. Login is faster and the build is quiet. Session caching continues next week.';
+
+interface MethodJson {
+  runId: string | null;
+  status: string;
+  steps: Record<string, string>;
+  pending: { step: string; item?: number; kind: string; request: string }[];
+  diagnostics: { code: string; severity: string; file: string }[];
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
+function dataDir(name: string): string {
+  const dir = path.join(tmp, name);
+  rmSync(dir, { recursive: true, force: true });
+  return dir;
+}
+/** A data folder holding the method's state: the approved people, read from people.json. */
+function withPeople(name: string): string {
+  const dir = dataDir(name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'people.json'), JSON.stringify(PEOPLE));
+  return dir;
+}
+function method(args: string[]): { code: number | null; json: MethodJson; stderr: string } {
+  const r = berrypack(['method', ...args, '--json']);
+  expect(r.stdout.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+  return { code: r.code, json: JSON.parse(r.stdout) as MethodJson, stderr: r.stderr };
+}
+
+describe('berrypack method (the real bin, MTH-18)', () => {
+  it('MTH-18: runs the weekly report end to end: needs attention at the ask, resume, completed, status', () => {
+    expect(berrypack(['check', FIXTURE]).code).toBe(0);
+    const dir = withPeople('weekly');
+
+    const started = method(['run', FIXTURE, '--data-dir', dir, '--inputs', '{"week": "2025-W14"}', '--environment', ENVIRONMENT, '--script', SCRIPT]);
+    expect(started.code).toBe(0);
+    const runId = started.json.runId!;
+    expect(runId).toMatch(/^run-[0-9a-f-]{36}$/);
+    expect(started.json).toEqual({
+      runId,
+      status: 'needs_attention',
+      steps: { collect: 'passed', draft: 'passed', approve: 'waiting', publish: 'pending', remember: 'pending' },
+      pending: [{ step: 'approve', kind: 'ask', request: `Please review the weekly report for week 2025-W14 (attached). Summary: ${SUMMARY}\nApprove it for publication, or say what to change.\n` }],
+      diagnostics: [],
+    });
+    expect(method(['status', runId, '--data-dir', dir])).toEqual({ code: 0, json: started.json, stderr: '' });
+
+    // resume reuses the run's --script and --environment: they were recorded at the start.
+    const resumed = method(['resume', runId, '--data-dir', dir, '--step', 'approve', '--response-json', '{"approved": true, "comment": "Ship it"}']);
+    const report = `# Weekly report 2025-W14\n\n${SUMMARY}\n\n## Ada Lovelace\n\n- ENG-12 Fix the login timeout: closed\n- ENG-15 Cache session tokens: updated\n\n## Grace Hopper\n\n- ENG-9 Silence compiler warnings: closed\n\nPrevious report: none (none).\n`;
+    const file = { path: `runs/${runId}/files/draft/report_file.md`, sha256: createHash('sha256').update(report).digest('hex'), size: Buffer.byteLength(report), format: 'markdown' };
+    expect(resumed).toEqual({
+      code: 0,
+      stderr: '',
+      json: {
+        runId,
+        status: 'completed',
+        // No check: unchecked. A plain-English check the script does not judge: ambiguous.
+        steps: { collect: 'passed', draft: 'passed', approve: 'unchecked', publish: 'passed', remember: 'ambiguous' },
+        pending: [],
+        diagnostics: [],
+        result: { Report: file, Approval: { approved: true, comment: 'Ship it' }, 'Wiki section': URL },
+      },
+    });
+    expect(readFileSync(path.join(dir, file.path), 'utf8')).toBe(report);
+    expect(JSON.parse(readFileSync(path.join(dir, 'reports/last.json'), 'utf8'))).toEqual({ week: '2025-W14', url: URL });
+    expect(method(['status', runId, '--data-dir', dir])).toEqual({ code: 0, json: resumed.json, stderr: '' });
+
+    const record = JSON.parse(readFileSync(path.join(dir, 'runs', runId, 'run.json'), 'utf8')) as { steps: Record<string, { check?: { status: string; reason?: string }; changes?: unknown }> };
+    expect(record.steps['publish']!.changes).toEqual({ 'environment.wiki': { target: 'environment.wiki', after: { section: 'Week 2025-W14', observed: 'The section is at the top of the page; its text matches the report file.' } } });
+    expect(record.steps['remember']!.check).toMatchObject({ status: 'ambiguous', reason: 'no judge: the script has no `remember.check` entry' });
+    expect(record.steps['draft']!.check).toMatchObject({ status: 'passed' });
+
+    const again = berrypack(['method', 'resume', runId, '--data-dir', dir, '--step', 'approve', '--response', 'yes']);
+    expect(again).toEqual({ code: 2, stdout: '', stderr: `berrypack method: Unexpected operation on run \`${runId}\`, which has completed\n` });
+  });
+
+  it('MTH-12: a rejection skips publishing and remembering; the result leaves the wiki section out', () => {
+    const dir = withPeople('rejected');
+    const runId = method(['run', FIXTURE, '--data-dir', dir, '--inputs', '{"week": "2025-W14"}', '--environment', ENVIRONMENT, '--script', SCRIPT]).json.runId!;
+    const wrong = berrypack(['method', 'resume', runId, '--data-dir', dir, '--step', 'approve', '--response', 'no']);
+    expect(wrong).toEqual({ code: 2, stdout: '', stderr: 'berrypack method: Unexpected response: the response to `approve` (`approval`) must be a record, not text (give JSON with --response-json)\n' });
+    const done = method(['resume', runId, '--data-dir', dir, '--step', 'approve', '--response-json', '{"approved": false, "comment": "Add the outage"}']);
+    expect(done.json).toMatchObject({ status: 'completed', steps: { publish: 'skipped', remember: 'skipped' } });
+    expect(Object.keys(done.json.result as object)).toEqual(['Report', 'Approval']);
+    expect(existsSync(path.join(dir, 'reports/last.json'))).toBe(false);
+  });
+
+  it('prints the steps, the waiting request and the next command as text', () => {
+    const dir = withPeople('text');
+    const r = berrypack(['method', 'run', FIXTURE, '--data-dir', dir, '--inputs', '{"week": "2025-W14"}', '--environment', ENVIRONMENT, '--script', SCRIPT]);
+    expect(r.code).toBe(0);
+    const runId = /run-[0-9a-f-]{36}/.exec(r.stdout)![0];
+    const shownDir = path.relative(process.cwd(), dir).startsWith('..') ? dir : path.relative(process.cwd(), dir);
+    expect(r.stdout).toContain(['✔ collect   passed', '✔ draft     passed', '… approve   waiting', '· publish   pending', '· remember  pending', ''].join('\n'));
+    expect(r.stdout).toContain(`→ berrypack method resume ${runId} --data-dir ${shownDir} --step approve`);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`needs_attention · 5 steps · ${runId}`);
+  });
+
+  it('reports a document with errors: diagnostics, runId null, exit 1', () => {
+    const r = method(['run', 'fixtures/methods/broken/cycle.method.yaml', '--data-dir', dataDir('broken')]);
+    expect(r.code).toBe(1);
+    expect(Object.keys(r.json)).toEqual(['runId', 'status', 'steps', 'pending', 'diagnostics', 'error']);
+    expect(r.json).toMatchObject({ runId: null, status: 'failed', steps: {}, pending: [], error: { code: 'invalid-method' } });
+    expect(r.json.diagnostics).toEqual([expect.objectContaining({ code: 'BP6091', severity: 'error', file: 'fixtures/methods/broken/cycle.method.yaml' })]);
+    expect(existsSync(path.join(tmp, 'broken'))).toBe(false);
+  });
+
+  it('fails a run without the environment configuration before any step, exit 1', () => {
+    const dir = withPeople('no-env');
+    const r = method(['run', FIXTURE, '--data-dir', dir, '--inputs', '{"week": "2025-W14"}', '--script', SCRIPT]);
+    expect(r.code).toBe(1);
+    expect(r.json).toEqual({
+      runId: expect.stringMatching(/^run-/),
+      status: 'failed',
+      steps: { collect: 'pending', draft: 'pending', approve: 'pending', publish: 'pending', remember: 'pending' },
+      pending: [],
+      diagnostics: [],
+      error: {
+        code: 'environment-missing',
+        message:
+          "Unexpected environment: connection `tracker` (service: Read access to the team's projects in the Acme issue tracker, through the team's service account.) has no configuration; connection `wiki` (browser: A browser session signed in to the company wiki with permission to edit the Weekly Reports page.) has no configuration",
+      },
+    });
+  });
+
+  it('refuses usage mistakes with one line on stderr and exit 2', () => {
+    const dir = dataDir('usage');
+    const cases: [string[], string][] = [
+      [['method'], ''],
+      [['method', 'launch', 'x'], 'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm or status (see berrypack method --help)\n'],
+      [['method', 'run', FIXTURE], "berrypack method: Unexpected arguments without --data-dir DIR, expected the method's data folder\n"],
+      [['method', 'status', 'run-nope', '--data-dir', dir], `berrypack method: Unexpected run id \`run-nope\`: no method.json in ${path.join(dir, 'runs', 'run-nope')}\n`],
+      [['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected arguments, expected exactly one of --done or --redo\n'],
+      [['method', 'status', 'run-x', '--data-dir', dir, '--script', 'x'], 'berrypack method: Unexpected --script for `method status`\n'],
+      [['method', 'resume', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = berrypack(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      if (stderr) expect(r.stderr).toBe(stderr);
+      else expect(r.stderr).toContain('Usage: berrypack method run FILE');
+    }
+  });
+});
