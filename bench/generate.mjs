@@ -1,6 +1,8 @@
 // Generates a realistic synthetic plugin package: N routines of about 1.5 KB with a
 // 25-line frontmatter, N/10 code routines over shared supporting modules, and resources.
 // Deterministic: the same N gives the same files.
+// Code is sized so that N = 10,000 (1,000 code routines, 100 lib modules, about 0.7 MB of code)
+// stays under the 1 MiB packaged-code limit (CODE-6, BP3050): the package must build at every N.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -39,7 +41,7 @@ export function generatePackage(dir, n) {
   }, null, 2));
   for (let i = 0; i < Math.max(1, Math.floor(n / 100)); i++) write(`assets/r${i}.txt`, sentence(200));
   for (let i = 0; i < libCount; i++) {
-    write(`routines/lib/m${i}.js`, `/** Shared helper ${i}. */\nexport function score${i}(text, words) {\n  let s = 0;\n  for (const w of words) if (text.includes(w)) s += ${i + 1};\n  return s / Math.max(1, words.length);\n}\n\nexport const LABEL_${i} = ${JSON.stringify(sentence(6))};\n` + `// ${sentence(30)}\n`.repeat(10));
+    write(`routines/lib/m${i}.js`, `/** Shared helper ${i}. */\nexport function score${i}(text, words) {\n  let s = 0;\n  for (const w of words) if (text.includes(w)) s += ${i + 1};\n  return s / Math.max(1, words.length);\n}\n\nexport const LABEL_${i} = ${JSON.stringify(sentence(6))};\n` + `// ${sentence(30)}\n`.repeat(4));
   }
   for (let i = 0; i < n; i++) {
     const ns = `ns${i % namespaces}`;
@@ -52,9 +54,11 @@ export function generatePackage(dir, n) {
       `description: ${sentence(12)}`,
     ];
     if (isCode) {
-      const lib = i % libCount;
+      // Spread the code routines over the lib modules (i % libCount would put every one on the same
+      // module, since code routines are every tenth routine): each lib module has ~10 importers.
+      const lib = Math.floor(i / 10) % libCount;
       fm.push('language: javascript', 'input:', '  type: object', '  required:', '    - text', '  properties:', '    text:', '      type: string', '    words:', '      type: array', '      items:', '        type: string', 'output:', '  type: object', '  required:', '    - score', '  properties:', '    score:', '      type: number', '    label:', '      type: string', '---');
-      const body = `import { score${lib}, LABEL_${lib} } from '../lib/m${lib}.js';\n\n/** ${sentence(20)} */\nexport default function run(input) {\n  const words = input.words ?? input.text.split(/\\s+/);\n  return { score: score${lib}(input.text, words), label: LABEL_${lib} };\n}\n` + `// ${sentence(25)}\n`.repeat(6);
+      const body = `import { score${lib}, LABEL_${lib} } from '../lib/m${lib}.js';\n\n/** ${sentence(20)} */\nexport default function run(input) {\n  const words = input.words ?? input.text.split(/\\s+/);\n  return { score: score${lib}(input.text, words), label: LABEL_${lib} };\n}\n` + `// ${sentence(25)}\n`.repeat(2);
       write(`routines/${ns}/code${i}.md`, fm.join('\n') + '\n' + body);
     } else {
       const target = Math.floor(i / 10) * 10 + 9;

@@ -1,0 +1,66 @@
+// One cold bundler build in this (fresh) process, so the driver's wall time counts process start
+// and module loading as it does for `berrypack build` and the floor.
+//   node bench/workers/bundle.mjs TOOL ENTRY OUT_DIR
+// TOOL: rollup-plugin | vite-plugin | esbuild-plugin (ENTRY imports the package's plugin.json)
+//       esbuild-js | rollup-js (ENTRY is the JS mirror's entry.js)
+// Prints one JSON line: {tool, importMs, buildMs, outputs}.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const [tool, entry, outDir] = process.argv.slice(2);
+const t0 = performance.now();
+let importMs;
+let outputs = 0;
+
+async function plugin(pkg) {
+  return (await import(pathToFileURL(path.join(ROOT, 'packages', pkg, 'dist/index.js')).href)).default;
+}
+
+switch (tool) {
+  case 'rollup-plugin':
+  case 'rollup-js': {
+    const { rollup } = await import('rollup');
+    const plugins = tool === 'rollup-plugin' ? [(await plugin('rollup'))()] : [];
+    importMs = performance.now() - t0;
+    const bundle = await rollup({ input: entry, plugins, logLevel: 'silent' });
+    const written = await bundle.write({ dir: outDir, format: 'es' });
+    await bundle.close();
+    outputs = written.output.length;
+    break;
+  }
+  case 'vite-plugin': {
+    const { build } = await import('vite');
+    const berrypack = await plugin('rollup');
+    importMs = performance.now() - t0;
+    const result = await build({
+      root: path.dirname(entry),
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [berrypack()],
+      build: {
+        outDir,
+        emptyOutDir: true,
+        minify: false,
+        rolldownOptions: { input: entry, preserveEntrySignatures: 'strict', output: { entryFileNames: '[name].js' } },
+      },
+    });
+    outputs = [result].flat().reduce((sum, r) => sum + (r.output?.length ?? 0), 0);
+    break;
+  }
+  case 'esbuild-plugin':
+  case 'esbuild-js': {
+    const esbuild = await import('esbuild');
+    const plugins = tool === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : [];
+    importMs = performance.now() - t0;
+    const result = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', outdir: outDir, plugins, logLevel: 'silent', metafile: true });
+    if (result.errors.length > 0) throw new Error(JSON.stringify(result.errors));
+    outputs = Object.keys(result.metafile.outputs).length;
+    await esbuild.stop?.();
+    break;
+  }
+  default:
+    throw new Error(`Unexpected tool ${tool}`);
+}
+if (outputs === 0) throw new Error(`${tool} wrote no output`);
+process.stdout.write(JSON.stringify({ tool, importMs, buildMs: performance.now() - t0 - importMs, outputs }) + '\n');

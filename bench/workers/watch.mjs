@@ -1,0 +1,137 @@
+// Rebuild after one edit, in one (fresh) process: the initial build, then EDITS edits of each
+// kind, alternating, each a real content change whose effect on the output is checked.
+//   node bench/workers/watch.mjs MODE PKG_DIR ENTRY JS_DIR OUT_DIR EDITS
+// MODE: rollup-watch | esbuild-plugin | esbuild-js | compiler
+// PKG_DIR is a private copy of the package (edited in place); ENTRY a module importing its
+// plugin.json (for the plugins); JS_DIR the package's JS mirror (for esbuild-js).
+// Edit kinds: `routine` appends a sentence to the body of a model routine (routines/ns0/model0.md);
+// `code` changes the exported label of a shared code module (routines/lib/m0.js, imported by about
+// ten code routines) — for esbuild-js the same file of the JS mirror.
+// Prints one JSON line: {mode, initialMs, routine: [ms…], code: [ms…], extra}.
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const [mode, pkgDir, entry, jsDir, outDir, editsArg] = process.argv.slice(2);
+const edits = Number(editsArg ?? 5);
+const manifest = path.join(pkgDir, 'plugin.json');
+const routineFile = path.join(pkgDir, 'routines/ns0/model0.md');
+const codeFile = path.join(mode === 'esbuild-js' ? jsDir : pkgDir, 'routines/lib/m0.js');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let counter = 0;
+
+/** A real change: a new sentence in the routine body, or a new exported constant in the module. */
+function edit(kind) {
+  counter += 1;
+  const marker = `bench_edit_${process.pid}_${counter}`;
+  if (kind === 'routine') appendFileSync(routineFile, `\nEdited ${marker}.\n`);
+  else {
+    // A change the output keeps: the module's label constant is used by its importers.
+    const text = readFileSync(codeFile, 'utf8');
+    const changed = text.replace(/(export const LABEL_\d+ = ")(?:bench_edit_\d+_\d+ )?/, `$1${marker} `);
+    if (changed === text) throw new Error(`no label constant to edit in ${codeFile}`);
+    writeFileSync(codeFile, changed);
+  }
+  return marker;
+}
+
+async function plugin(pkg) {
+  return (await import(pathToFileURL(path.join(ROOT, 'packages', pkg, 'dist/index.js')).href)).default;
+}
+
+/** The bundle file a plugin build wrote: its name carries the first 12 hex of the id. */
+function bundleNames() {
+  return new Set(readdirSync(outDir).filter((f) => f.endsWith('.berry.json')));
+}
+
+const samples = { routine: [], code: [] };
+const kinds = mode === 'esbuild-js' ? ['code'] : ['routine', 'code'];
+const result = { mode, initialMs: 0, routine: samples.routine, code: samples.code, extra: {} };
+
+if (mode === 'compiler') {
+  const { createCompiler } = await import(pathToFileURL(path.join(ROOT, 'packages/compiler/dist/index.js')).href);
+  const compiler = createCompiler();
+  let t = performance.now();
+  let built = compiler.build(manifest);
+  result.initialMs = performance.now() - t;
+  if (!built.ok) throw new Error(JSON.stringify(built.diagnostics.slice(0, 3)));
+  t = performance.now();
+  const again = compiler.build(manifest);
+  result.extra.noEditMs = performance.now() - t;
+  if (again.bundle.id !== built.bundle.id) throw new Error('a build without an edit changed the id');
+  const stats = [];
+  for (let i = 0; i < edits; i++) {
+    for (const kind of kinds) {
+      const before = compiler.stats;
+      const previous = built.bundle.id;
+      edit(kind);
+      t = performance.now();
+      built = compiler.build(manifest);
+      samples[kind].push(performance.now() - t);
+      if (!built.ok || built.bundle.id === previous) throw new Error(`the ${kind} edit did not change the bundle`);
+      const after = compiler.stats;
+      stats.push({ kind, ...Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]])) });
+    }
+  }
+  result.extra.statsPerEdit = stats.slice(0, kinds.length);
+} else if (mode === 'rollup-watch') {
+  const { watch } = await import('rollup');
+  const berrypack = await plugin('rollup');
+  const watcher = watch({ input: entry, plugins: [berrypack()], output: { dir: outDir, format: 'es' }, logLevel: 'silent', watch: { buildDelay: 0 } });
+  let waiting;
+  watcher.on('event', (event) => {
+    if (event.result) event.result.close();
+    if (event.code === 'END' || event.code === 'ERROR') {
+      const w = waiting;
+      waiting = undefined;
+      w?.(event);
+    }
+  });
+  const next = () => new Promise((resolve) => (waiting = resolve));
+  let t = performance.now();
+  let event = await next();
+  result.initialMs = performance.now() - t;
+  if (event.code === 'ERROR') throw event.error;
+  // chokidar adds watched paths asynchronously after END (packages/rollup/README.md).
+  await sleep(300);
+  for (let i = 0; i < edits; i++) {
+    for (const kind of kinds) {
+      const before = bundleNames();
+      const done = next();
+      edit(kind);
+      t = performance.now();
+      event = await done;
+      samples[kind].push(performance.now() - t);
+      if (event.code === 'ERROR') throw event.error;
+      if ([...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
+      await sleep(100);
+    }
+  }
+  await watcher.close();
+} else {
+  const esbuild = await import('esbuild');
+  const plugins = mode === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : [];
+  const input = mode === 'esbuild-plugin' ? entry : path.join(jsDir, 'entry.js');
+  const outfile = path.join(outDir, 'entry.js');
+  let t = performance.now();
+  const ctx = await esbuild.context({ entryPoints: [input], bundle: true, format: 'esm', outdir: outDir, plugins, logLevel: 'silent' });
+  await ctx.rebuild();
+  result.initialMs = performance.now() - t;
+  for (let i = 0; i < edits; i++) {
+    for (const kind of kinds) {
+      const before = mode === 'esbuild-plugin' ? bundleNames() : undefined;
+      const marker = edit(kind);
+      t = performance.now();
+      const r = await ctx.rebuild();
+      samples[kind].push(performance.now() - t);
+      if (r.errors.length > 0) throw new Error(JSON.stringify(r.errors));
+      const changed = before ? [...bundleNames()].some((f) => !before.has(f)) : readFileSync(outfile, 'utf8').includes(marker);
+      if (!changed) throw new Error(`the ${kind} edit did not reach the output`);
+    }
+  }
+  await ctx.dispose();
+  await esbuild.stop?.();
+}
+if (!existsSync(outDir)) throw new Error('no output');
+process.stdout.write(JSON.stringify(result) + '\n');
