@@ -143,7 +143,11 @@ export function verifyBlob(resource: BundleResource, bytes: Uint8Array): BundleE
   return undefined;
 }
 
+/** V8's longest string, in UTF-16 code units: a larger file cannot be decoded as text at all. */
+const MAX_TEXT_BYTES = 0x1fff_ffe8;
+
 function decodeStrict(input: Uint8Array): string {
+  if (input.length > MAX_TEXT_BYTES) throw refuse('BP4002', `Unexpected bundle file of ${input.length} bytes, expected at most ${MAX_TEXT_BYTES}`);
   try {
     return decoder.decode(input);
   } catch {

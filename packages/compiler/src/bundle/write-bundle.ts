@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSha256Hex } from './digest.js';
@@ -47,9 +47,10 @@ export function loadBundleFile(file: string | URL, options: { expectedId?: strin
   const filePath = typeof file === 'string' ? path.resolve(file) : fileURLToPath(file);
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(filePath);
+    bytes = readRegularFile(filePath);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code !== undefined && code !== 'ENOTREG' ? code : error instanceof Error ? error.message : String(error);
     return { ok: false, error: { code: 'BP4001', rule: 'BND-4', message: `Unexpected ${reason} reading ${filePath}, expected a readable bundle file` } };
   }
   const blobDir = path.join(path.dirname(filePath), 'blobs', 'sha256');
@@ -58,13 +59,32 @@ export function loadBundleFile(file: string | URL, options: { expectedId?: strin
     // readBundle only asks for well-formed hex digests, so the name cannot leave blobDir.
     readBlob: (hex) => {
       try {
-        return readFileSync(path.join(blobDir, hex));
+        return readRegularFile(path.join(blobDir, hex));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw error;
       }
     },
   });
+}
+
+/**
+ * Reads a regular file, refusing anything else without blocking: a FIFO under a bundle's or a
+ * blob's name would wait forever for a writer, and a device such as /dev/zero never ends. The
+ * check is on the opened descriptor, so a swap between a check and the read cannot slip past.
+ */
+function readRegularFile(file: string): Uint8Array {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      const kind = stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'a special file';
+      throw Object.assign(new Error(`${kind} (not a regular file)`), { code: 'ENOTREG' });
+    }
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function writeFileAtomic(target: string, bytes: Uint8Array): void {

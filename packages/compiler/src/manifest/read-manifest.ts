@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText } from '../source/normalize-text.js';
+import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
 import { entry, type YMap } from '../source/yaml-tree.js';
 import { checkExtension, EXTENSION_FIELDS, type ExtensionDecls } from './check-extension.js';
 import { jsonValue } from './json-value.js';
@@ -28,7 +28,8 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
   if (!decoded.ok) {
     const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
     const r = new Reporter(abs, new LineIndex(text));
-    r.report('BP2002', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save plugin.json as UTF-8' });
+    if (decoded.tooLarge) r.report('BP2002', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'plugin.json is a small JSON file' });
+    else r.report('BP2002', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save plugin.json as UTF-8' });
     return { manifest: undefined, diagnostics: r.diagnostics };
   }
   const text = decoded.text;

@@ -1,6 +1,14 @@
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export type DecodeResult = { ok: true; text: string } | { ok: false; offset: number };
+/**
+ * The most UTF-8 bytes that can become a JavaScript string: V8's longest string is 0x1fffffe8
+ * UTF-16 code units, and a UTF-8 byte never decodes to more than one unit. A larger file
+ * cannot be decoded at all; without this bound the decoder throws instead of reporting.
+ */
+export const MAX_TEXT_BYTES = 0x1fff_ffe8;
+
+/** `tooLarge`: the file is longer than MAX_TEXT_BYTES (then `offset` is 0). */
+export type DecodeResult = { ok: true; text: string } | { ok: false; offset: number; tooLarge?: true };
 
 /**
  * Decodes UTF-8 strictly, drops a leading BOM and turns CRLF/CR into LF, so a Windows
@@ -9,6 +17,7 @@ export type DecodeResult = { ok: true; text: string } | { ok: false; offset: num
 export function decodeSourceText(input: Uint8Array | string): DecodeResult {
   let text: string;
   if (typeof input === 'string') text = input;
+  else if (input.length > MAX_TEXT_BYTES) return { ok: false, offset: 0, tooLarge: true };
   else {
     try {
       text = decoder.decode(input);
@@ -40,10 +49,19 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return i;
 }
 
-/** Text before a byte offset decoded leniently, to turn a byte offset into a character offset. */
+/**
+ * The text up to a byte offset (and a little past it) decoded leniently, to turn the offset
+ * into a character offset and a position. Only that prefix: the rest of a file that failed
+ * to decode is never needed, and may be too large to decode at all.
+ */
 export function charOffsetOfByte(bytes: Uint8Array, byteOffset: number): { text: string; offset: number } {
   const lenient = new TextDecoder('utf-8');
-  const text = normalizeNewlines(lenient.decode(bytes));
+  const text = normalizeNewlines(lenient.decode(bytes.subarray(0, Math.min(bytes.length, byteOffset + 4))));
   const before = normalizeNewlines(lenient.decode(bytes.subarray(0, byteOffset)));
   return { text, offset: before.length };
+}
+
+/** The message for a file that is too large to be text (see MAX_TEXT_BYTES). */
+export function tooLargeMessage(bytes: number): string {
+  return `Unexpected file of ${bytes} bytes, expected at most ${MAX_TEXT_BYTES} bytes of text`;
 }

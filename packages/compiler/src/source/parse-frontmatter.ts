@@ -19,22 +19,50 @@ const COLON_TRAP_ERRORS = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_
  * error: field checks on a broken tree would only add noise.
  */
 export function parseFrontmatter(yaml: string, offset: number, reporter: Reporter): YNode | undefined {
-  const doc = parseDocument(yaml, {
-    version: '1.2',
-    schema: 'core',
-    uniqueKeys: false,
-    prettyErrors: false,
-    strict: true,
-    keepSourceTokens: false,
-  });
+  let doc;
+  try {
+    doc = parseDocument(yaml, {
+      version: '1.2',
+      schema: 'core',
+      uniqueKeys: false,
+      prettyErrors: false,
+      strict: true,
+      keepSourceTokens: false,
+    });
+  } catch (error) {
+    // The yaml parser recurses once per nesting level: deep enough input overflows the stack,
+    // and some of its paths throw that instead of reporting it as a document error.
+    reporter.report('BP1010', { start: offset, end: offset + 1 }, `YAML syntax error: ${error instanceof Error ? error.message : String(error)}`, {
+      hint: 'the frontmatter nests too deeply to be read; flatten it',
+    });
+    return undefined;
+  }
   if (doc.errors.length > 0) {
     reportSyntaxErrors(doc.errors, offset, reporter);
     return undefined;
   }
   const converter = new Converter(offset, reporter);
   if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
-  return converter.convert(doc.contents as YamlNode, undefined);
+  try {
+    return converter.convert(doc.contents as YamlNode, undefined, 1);
+  } catch (error) {
+    if (error instanceof TooDeep) return undefined;
+    // A safety net behind MAX_YAML_DEPTH: a caller deep in its own stack can still run out.
+    if (!(error instanceof RangeError)) throw error;
+    reporter.report('BP1010', { start: offset, end: offset + 1 }, `YAML syntax error: ${error.message}`, { hint: 'the frontmatter nests too deeply to be read; flatten it' });
+    return undefined;
+  }
 }
+
+/**
+ * The deepest frontmatter read, as for plugin.json and bundles: the checkers walk the tree
+ * recursively, so deeper input would exhaust the stack somewhere, at a depth that depends on
+ * the caller's own stack; a fixed bound gives every caller the same answer.
+ */
+export const MAX_YAML_DEPTH = 1000;
+
+/** Ends a conversion whose depth was reported: like a syntax error, a tree cut short is not checked. */
+class TooDeep extends Error {}
 
 function reportSyntaxErrors(errors: readonly { code: string; pos: [number, number]; message: string }[], offset: number, reporter: Reporter): void {
   const linesSeen = new Set<number>();
@@ -72,8 +100,14 @@ class Converter {
   }
 
   /** `parentIndent` is the column of the key or dash that owns this node (undefined at the root). */
-  convert(node: YamlNode, parentIndent: number | undefined): YNode {
+  convert(node: YamlNode, parentIndent: number | undefined, depth: number): YNode {
     const nodeSpan = this.span(node, { start: this.offset, end: this.offset });
+    if (depth > MAX_YAML_DEPTH) {
+      this.reporter.report('BP1010', nodeSpan.end > nodeSpan.start ? nodeSpan : { start: nodeSpan.start, end: nodeSpan.start + 1 }, `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`, {
+        hint: 'flatten the structure',
+      });
+      throw new TooDeep();
+    }
     if (isAlias(node)) {
       this.reporter.report('BP1012', nodeSpan, `Unexpected alias \`*${node.source}\`, expected a value written out`, {
         hint: 'anchors and aliases are not part of the Berry profile; repeat the value',
@@ -116,7 +150,7 @@ class Converter {
         const value: YNode =
           valueNode === null || (isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
             ? { kind: 'scalar', span: this.emptyValueSpan(keySpan), value: null, style: 'plain', ref: false, empty: true }
-            : this.convert(valueNode, indent);
+            : this.convert(valueNode, indent, depth + 1);
         const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
         if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
           this.reporter.report('BP1013', keySpan, 'Unexpected merge key `<<`, expected the fields written out', {
@@ -141,7 +175,7 @@ class Converter {
       const items = node.items.map((item) =>
         item === null
           ? ({ kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: true } as YScalar)
-          : this.convert(item as YamlNode, indent),
+          : this.convert(item as YamlNode, indent, depth + 1),
       );
       return { kind: 'seq', span, flow: node.flow ?? false, items };
     }

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter, type Span } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText } from './normalize-text.js';
+import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from './normalize-text.js';
 import { parseFrontmatter } from './parse-frontmatter.js';
 import { splitFrontmatter } from './split-frontmatter.js';
 import type { YMap } from './yaml-tree.js';
@@ -36,9 +36,12 @@ export function parseSource(file: string, input: Uint8Array | string, options: P
     const bytes = input as Uint8Array;
     const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
     const reporter = new Reporter(file, new LineIndex(text));
-    reporter.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, {
-      hint: 'save the file as UTF-8',
-    });
+    if (decoded.tooLarge) reporter.report('BP1004', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'a routine source is a small text file' });
+    else {
+      reporter.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, {
+        hint: 'save the file as UTF-8',
+      });
+    }
     return { status: 'unreadable', diagnostics: reporter.diagnostics };
   }
   const text = decoded.text;
