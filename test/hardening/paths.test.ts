@@ -311,12 +311,10 @@ describe('imports: other packages only as manifests or bundles', () => {
     expect(host.reads).not.toContain(fifo);
   });
 
-  // Bug (reported): import cycles are detected by lexical path, so a package that imports
-  // itself through a link to its own directory is compiled again under a new name at every
-  // level, until the OS refuses the path (ELOOP, about 40 levels): 42 diagnostics and no
-  // BP2090. Two such imports branch at every level: 2^40 builds, which hangs the build
-  // (measured: killed after 30 s at 540 MB and growing). The spy cuts the recursion short.
-  it.fails('refuses a manifest that imports itself through symbolic links to its directory as a cycle', () => {
+  // Import cycles are detected on real paths: by lexical path, a package importing itself
+  // through a link to its own directory was compiled again at every level (2^40 builds with
+  // two such imports: a hang). The spy cuts the recursion short if it ever comes back.
+  it('refuses a manifest that imports itself through symbolic links to its directory as a cycle', () => {
     const dir = makePackage({
       'plugin.json': manifest({ exports: ['a'], imports: [{ name: 'x', manifest: 'a/plugin.json' }, { name: 'y', manifest: 'b/plugin.json' }] }),
       'a.md': codeRoutine('a'),
@@ -421,10 +419,9 @@ describe('files that vanish or change during a build', () => {
 });
 
 describe('a package whose path goes through a symbolic link', () => {
-  // Bug (reported): the compiler takes the package root's realpath but the lexical path of each
-  // module, so a package built through a linked directory (macOS /tmp is one) records
-  // `../../real/…/score.js` as a module path: host data in the bundle, which the runtime refuses.
-  it.fails('builds the same bundle through a link as through the real path', async () => {
+  // The compiler works on the manifest's real path, so a package built through a linked
+  // directory (macOS /tmp is one) records the same module paths as through the real one.
+  it('builds the same bundle through a link as through the real path', async () => {
     const dir = makePackage({
       'plugin.json': manifest({ exports: ['a'] }),
       'a.md': codeRoutine('a', './lib/x.js'),

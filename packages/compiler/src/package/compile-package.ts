@@ -163,7 +163,9 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const compiler: Compiler = {
     build(manifest, buildOptions = {}) {
       const host = new TrackingHost(options.host ?? nodeHost);
-      const file = path.resolve(manifest);
+      // Work on real paths: a package reached through a symbolic link (macOS /tmp is one)
+      // must give the same bundle, and cycles must be seen whatever links lead to them.
+      const file = realPath(host, path.resolve(manifest));
       const built = buildPackage(file, host, [], buildOptions, new Map());
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = built.result !== undefined && !hasErrors(diagnostics);
@@ -203,6 +205,14 @@ function uniqueByName(routines: readonly RoutineSource[]): RoutineSource[] {
   const byName = new Map<string, RoutineSource>();
   for (const r of routines) if (r.name !== undefined && !byName.has(r.name)) byName.set(r.name, r);
   return [...byName.values()];
+}
+
+function realPath(host: CompilerHost, file: string): string {
+  try {
+    return host.realpath(file);
+  } catch {
+    return file;
+  }
 }
 
 function realDir(host: CompilerHost, dir: string): string {

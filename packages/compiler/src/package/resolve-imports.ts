@@ -72,7 +72,14 @@ function load(
   extra: Diagnostic[],
 ): { id: string; content: unknown; blobs: Map<string, Uint8Array> } | undefined {
   if (decl.kind === 'manifest') {
-    const target = ctx.host.stat(decl.target)?.kind === 'directory' ? path.join(decl.target, 'plugin.json') : decl.target;
+    const lexical = ctx.host.stat(decl.target)?.kind === 'directory' ? path.join(decl.target, 'plugin.json') : decl.target;
+    // Compare real paths, so an import that reaches this package again through a link is a cycle.
+    let target = lexical;
+    try {
+      target = ctx.host.realpath(lexical);
+    } catch {
+      // A missing target is reported when it is read.
+    }
     const cycleAt = ctx.stack.indexOf(target);
     if (cycleAt !== -1 || target === manifest.file) {
       const base = path.dirname(path.dirname(manifest.file));
