@@ -14,6 +14,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    // The fuzz-regression replay died twice of a V8 out-of-memory (in the regexp compiler) in
+    // clean CI runs, never when run alone; until that is understood it runs in `npm run soak`.
+    exclude: ['**/node_modules/**', ...(process.env.BERRYPACK_SOAK ? [] : ['test/hardening/regressions.test.ts'])],
     testTimeout: 30_000,
     pool: 'forks',
   },
