@@ -6,6 +6,7 @@
 // (a hang), then stops the run.
 //
 // Usage: node scripts/fuzz.mjs [--seed N] [--scale N] [--out DIR] [--stall SECONDS] [--figures FILE]
+//                              [--only source|method|build|cli]
 //   --figures appends the run's figures (JSON lines) to FILE, as scripts/soak.mjs collects them.
 //   --scale 60 (default) is about 130,000 inputs: 90,000 sources, 30,000 method documents,
 //   12,000 builds, 240 CLI runs; about 15 minutes on 2 cores.
@@ -24,8 +25,15 @@ const { values } = parseArgs({
     out: { type: 'string', default: path.join(root, 'fixtures/regressions') },
     stall: { type: 'string', default: '120' },
     figures: { type: 'string' },
+    only: { type: 'string' },
   },
 });
+// The fuzz tests by target, as vitest's -t patterns (their titles in fuzz-compiler.test.ts).
+const TARGETS = { source: 'answers every mutated source', method: 'answers every mutated method document', build: 'answers every mutated package', cli: 'exits 0 or 1' };
+if (values.only !== undefined && !(values.only in TARGETS)) {
+  console.error(`fuzz: unexpected --only ${values.only}, expected one of ${Object.keys(TARGETS).join(', ')}`);
+  process.exit(2);
+}
 const seed = values.seed ?? String(Date.now() % 2_147_483_647);
 const stallMs = Number(values.stall) * 1000;
 const out = path.resolve(values.out);
@@ -36,7 +44,8 @@ const figuresFile = values.figures ? path.resolve(values.figures) : path.join(wo
 console.log(`fuzz: seed ${seed}, scale ${values.scale}, counterexamples to ${path.relative(process.cwd(), out) || '.'}`);
 const started = Date.now();
 // Its own process group, so the watchdog can stop vitest and its worker together.
-const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/hardening/fuzz-compiler.test.ts'], {
+const filter = values.only === undefined ? [] : ['-t', TARGETS[values.only]];
+const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/hardening/fuzz-compiler.test.ts', ...filter], {
   cwd: root,
   stdio: 'inherit',
   detached: true,

@@ -4,6 +4,7 @@
 //     (the vitest worker runs with --expose-gc, so both are measured after a collection);
 //   - 300 kills of `berrypack build` and 40 of `berrypack run --journal`;
 //   - a package of 10,000 sources;
+//   - the fuzz regressions of fixtures/regressions/, with the half-GiB inputs;
 //   - scripts/fuzz.mjs (about 130,000 inputs at its default scale).
 //
 // Usage: node scripts/soak.mjs [--no-fuzz] [--fuzz-scale N] [--seed N] [--figures FILE]
@@ -38,7 +39,15 @@ const host = `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), $
 console.log(`soak: ${new Date().toISOString()} on ${host}`);
 
 const tests = await run(
-  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/hardening/load.test.ts', 'test/hardening/crash-safety.test.ts', 'test/hardening/paths.test.ts'],
+  [
+    path.join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    'test/hardening/load.test.ts',
+    'test/hardening/crash-safety.test.ts',
+    'test/hardening/paths.test.ts',
+    // With BERRYPACK_SOAK set, vitest.config.ts includes it, half-GiB inputs and all.
+    'test/hardening/regressions.test.ts',
+  ],
   {
     BERRYPACK_SOAK: '1',
     ...(values.seed ? { BERRYPACK_FUZZ_SEED: values.seed } : {}),
@@ -59,5 +68,5 @@ for (const f of of('enormous-package')) console.log(`  enormous package: ${f.sou
 const fuzzed = of('fuzz').reduce((n, f) => n + f.inputs, 0);
 if (fuzzed > 0) console.log(`  fuzz: ${fuzzed} inputs (${of('fuzz').map((f) => `${f.target} ${f.inputs}`).join(', ')})`);
 console.log(`soak: ${tests === 0 && fuzz === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 60_000)} min`);
-if (!values.figures) rmSync(work, { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });
 process.exitCode = tests === 0 && fuzz === 0 ? 0 : 1;

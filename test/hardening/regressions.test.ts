@@ -26,8 +26,6 @@ const root = tempDir('berrypack-regressions-');
 afterAll(() => cleanup(root));
 
 const files = readdirSync(REGRESSIONS_DIR).filter((f) => f.endsWith('.json')).sort();
-// Objects, not tuples: with tuples, vitest 4.1's `it.each` title formatting crashed the worker
-// (a fatal V8 "RegExpCompiler Allocation failed") before any test ran.
 const regressions = files.map((file) => ({ file, r: JSON.parse(readFileSync(path.join(REGRESSIONS_DIR, file), 'utf8')) as Regression }));
 
 describe('fixtures/regressions', () => {
@@ -36,7 +34,7 @@ describe('fixtures/regressions', () => {
     for (const { r } of regressions) expect(['source', 'method', 'build']).toContain(r.target);
   });
 
-  it.each(regressions)('$file keeps its contract', ({ file, r }) => {
+  it.each(regressions.filter(({ r }) => r.open !== true))('$file keeps its contract', ({ file, r }) => {
     const bytes = regressionBytes(r);
     const started = performance.now();
     if (r.target === 'source') expectSourceContract(r.file, bytes);
@@ -50,6 +48,59 @@ describe('fixtures/regressions', () => {
       expectBuildContract(createCompiler({ store: path.join(root, 'store') }).build(path.join(work, build, 'plugin.json')), onDisk, bytes, work);
     }
     expect(performance.now() - started).toBeLessThan(ceilingMs(bytes.length));
+  });
+});
+
+describe('deep frontmatter', () => {
+  // Node 20's V8 dies outright ("RegExpCompiler Allocation failed - process out of memory")
+  // when a regexp is first compiled with almost no stack left, and the yaml parser recursing
+  // into deep input is one way to get there: what killed this file's worker in CI. So depth is
+  // measured from the lexer's tokens and refused before the parser runs, whatever the caller.
+  const source = (frontmatter: string) => `---\nname: a\ndescription: d\n${frontmatter}\n---\nbody\n`;
+  const nested: Record<string, (depth: number) => string> = {
+    'block mappings': (d) => Array.from({ length: d }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' x',
+    'block sequences': (d) => Array.from({ length: d }, (_, i) => `${'  '.repeat(i)}-`).join('\n') + ' x',
+    'compact sequences': (d) => `k: \n  ${'- '.repeat(d)}x`,
+    'flow sequences': (d) => `k: ${'['.repeat(d)}${']'.repeat(d)}`,
+    'flow mappings': (d) => `k: ${'{a: '.repeat(d)}1${'}'.repeat(d)}`,
+    'mappings in sequences': (d) => Array.from({ length: d }, (_, i) => `${' '.repeat(2 * i)}- k${i}:`).join('\n') + ' x',
+  };
+
+  it.each(Object.keys(nested))('refuses %s nested past 256 levels before parsing them, and reads them below', (style) => {
+    for (const depth of [300, 2_000, 20_000]) {
+      const result = checkSource('deep.md', source(nested[style]!(depth)));
+      expect(result.diagnostics.filter((d) => d.code === 'BP1010').map((d) => d.message)).toEqual(['Unexpected nesting deeper than 256 levels, expected a shallower frontmatter']);
+    }
+    const shallow = checkSource('deep.md', source(nested[style]!(200)));
+    expect(shallow.diagnostics.filter((d) => d.code === 'BP1010')).toEqual([]);
+  });
+
+  it('does not count brackets, dashes or indentation inside quoted and block scalars', () => {
+    const quoted = `description: "${'['.repeat(400)}"\ntitle: '${'{'.repeat(400)}'\ntools:\n  - |\n${Array.from({ length: 400 }, (_, i) => `    ${' '.repeat(i)}- [`).join('\n')}\n  - >-\n    ${'[{'.repeat(300)}`;
+    const result = checkSource('scalars.md', `---\nname: a\n${quoted}\n---\nbody\n`);
+    expect(result.diagnostics.filter((d) => d.code === 'BP1010')).toEqual([]);
+  });
+});
+
+describe('open regressions', () => {
+  // Bug (reported; fixtures/regressions/build-backslash-run-in-imported-instructions.json):
+  // `/(\\*)(\{\{|\[\[)/g` in packages/compiler/src/package/segments.ts backtracks over a whole
+  // run of backslashes at every position of it, so instructions another package imports make
+  // the importer's build quadratic (128 KB: 10 s; 256 KB: 23 to 40 s). The ceiling is relative
+  // to the same build with a harmless run of the same length, ten times over.
+  it.fails('builds an importer of instructions holding 80 KB of backslashes as fast as one holding 80 KB of letters', () => {
+    const time = (unit: string) => {
+      const work = path.join(root, `backslashes-${unit.charCodeAt(0)}`);
+      cpSync(path.join(ROOT, 'fixtures/imports'), work, { recursive: true });
+      const tone = path.join(work, 'lib/text/tone.md');
+      writeFileSync(tone, `${readFileSync(tone, 'utf8')}\n${unit.repeat(80 * 1024)}\n`);
+      const started = performance.now();
+      const result = createCompiler({ store: path.join(root, 'store') }).build(path.join(work, 'app/plugin.json'));
+      expect(result.ok).toBe(true);
+      return performance.now() - started;
+    };
+    const letters = time('x');
+    expect(time('\\')).toBeLessThan(10 * letters + 500);
   });
 });
 

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
+import { CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import type { YEntry, YMap, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
@@ -18,7 +18,14 @@ const COLON_TRAP_ERRORS = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_
  * SRC-5 (style warnings) and the syntax half of SRC-6. Returns undefined on a syntax
  * error: field checks on a broken tree would only add noise.
  */
-export function parseFrontmatter(yaml: string, offset: number, reporter: Reporter): YNode | undefined {
+export function parseFrontmatter(yaml: string, offset: number, reporter: Reporter, options: { refuseLoneSurrogates?: boolean } = {}): YNode | undefined {
+  const deepest = deepestNesting(yaml);
+  if (deepest.depth > MAX_YAML_DEPTH) {
+    reporter.report('BP1010', { start: offset + deepest.at, end: offset + deepest.at + 1 }, `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`, {
+      hint: 'flatten the structure',
+    });
+    return undefined;
+  }
   let doc;
   try {
     doc = parseDocument(yaml, {
@@ -41,7 +48,7 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
     reportSyntaxErrors(doc.errors, offset, reporter);
     return undefined;
   }
-  const converter = new Converter(offset, reporter);
+  const converter = new Converter(offset, reporter, options.refuseLoneSurrogates === true);
   if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
   try {
     return converter.convert(doc.contents as YamlNode, undefined, 1);
@@ -55,11 +62,77 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
 }
 
 /**
- * The deepest frontmatter read, as for plugin.json and bundles: the checkers walk the tree
- * recursively, so deeper input would exhaust the stack somewhere, at a depth that depends on
- * the caller's own stack; a fixed bound gives every caller the same answer.
+ * The deepest frontmatter read (the deepest legitimate one, a 64-level schema, is about 130).
+ * The yaml parser recurses once per level and overflows the stack at about 1,250 levels; near
+ * that limit Node 20's V8 can die outright instead of throwing (a regexp compiled with almost
+ * no stack left is a fatal "RegExpCompiler Allocation failed"), so deep input is refused
+ * before it is parsed, far from the limit, whatever the caller's own stack.
  */
-export const MAX_YAML_DEPTH = 1000;
+export const MAX_YAML_DEPTH = 256;
+
+const CONTROL_TOKENS = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]);
+
+/**
+ * An upper bound of the nesting depth of a YAML text, from the yaml lexer's tokens (the
+ * lexer is a loop, not a recursion): the open indentation levels of each line, the `-` and
+ * `?` indicators that open a level on it, and the open flow collections. Quoted, block and
+ * multi-line scalars are single tokens, so nothing inside them counts. `at` is where the
+ * deepest level opens.
+ */
+function deepestNesting(yaml: string): { depth: number; at: number } {
+  const indents: number[] = [];
+  let flow = 0;
+  let indicators = 0;
+  let lineStart = true;
+  let indent = 0;
+  let header = false;
+  let content = false;
+  let offset = 0;
+  let deepest = { depth: 0, at: 0 };
+  for (const token of new Lexer().lex(yaml)) {
+    if (CONTROL_TOKENS.has(token)) continue;
+    const at = offset;
+    offset += token.length;
+    if (content) {
+      // A block scalar's content, up to and including its last line break.
+      content = false;
+      lineStart = true;
+      indent = 0;
+      continue;
+    }
+    const type = CST.tokenType(token);
+    if (type === 'newline') {
+      lineStart = true;
+      indent = 0;
+      indicators = 0;
+      content = header;
+      header = false;
+      continue;
+    }
+    if (type === 'space') {
+      if (lineStart) indent = token.length;
+      continue;
+    }
+    if (type === 'comment') continue;
+    if (type === 'block-scalar-header') header = true;
+    if (lineStart) {
+      lineStart = false;
+      if (flow === 0) {
+        while (indents.length > 0 && indents[indents.length - 1]! >= indent) indents.pop();
+        indents.push(indent);
+      }
+    }
+    if (flow === 0 && (type === 'seq-item-ind' || type === 'explicit-key-ind')) indicators++;
+    else if (type === 'flow-map-start' || type === 'flow-seq-start') flow++;
+    else if (type === 'flow-map-end' || type === 'flow-seq-end') flow = Math.max(0, flow - 1);
+    const depth = indents.length + indicators + flow;
+    if (depth > deepest.depth) deepest = { depth, at };
+  }
+  return deepest;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** Ends a conversion whose depth was reported: like a syntax error, a tree cut short is not checked. */
 class TooDeep extends Error {}
@@ -91,6 +164,7 @@ class Converter {
   constructor(
     private readonly offset: number,
     private readonly reporter: Reporter,
+    private readonly refuseLoneSurrogates: boolean,
   ) {}
 
   private span(node: { range?: [number, number, number] | null | undefined } | null | undefined, fallback: Span): Span {
@@ -191,12 +265,29 @@ class Converter {
       });
       value = null;
     } else if (typeof value === 'bigint') value = Number(value);
+    else if (typeof value === 'string') value = this.wellFormed(value, span);
     if (ref && typeof value !== 'string') value = String(node.source ?? value);
     return { kind: 'scalar', span, value: value as YScalar['value'], style, ref, empty: false };
   }
 
+  /**
+   * A double-quoted `"\ud800"` decodes to a lone surrogate, which no JSON document (I-JSON) and
+   * so no bundle can hold: a routine source refuses it here, where it is written, and goes on
+   * with a replacement character. (Method documents refuse it later, as a document without a
+   * canonical form: BP6150.)
+   */
+  private wellFormed(value: string, span: Span): string {
+    if (!this.refuseLoneSurrogates) return value;
+    const lone = LONE_SURROGATE.exec(value);
+    if (!lone) return value;
+    this.reporter.report('BP1016', span, `Unexpected lone surrogate U+${lone[0].charCodeAt(0).toString(16).toUpperCase()} in a string, expected well-formed Unicode that JSON can hold`, {
+      hint: 'write the whole character (a high surrogate escape followed by a low one), or the character itself',
+    });
+    return value.replace(LONE_SURROGATE_ALL, '\ufffd');
+  }
+
   private key(keyNode: YamlNode | null, keySpan: Span): string {
-    if (keyNode !== null && isScalar(keyNode) && typeof keyNode.value === 'string') return keyNode.value;
+    if (keyNode !== null && isScalar(keyNode) && typeof keyNode.value === 'string') return this.wellFormed(keyNode.value, keySpan);
     const text = keyNode !== null && isScalar(keyNode) ? String(keyNode.source ?? keyNode.value) : keyNode === null ? '' : String(keyNode);
     this.reporter.report('BP1015', keySpan, `Unexpected ${keyNode !== null && isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`, {
       hint: `quote the key: \`'${text}':\``,

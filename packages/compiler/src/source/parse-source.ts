@@ -64,7 +64,7 @@ export function parseSource(file: string, input: Uint8Array | string, options: P
     });
     return { status: 'unreadable', diagnostics: reporter.diagnostics };
   }
-  const tree = parseFrontmatter(split.yaml, split.yamlStart, reporter);
+  const tree = parseFrontmatter(split.yaml, split.yamlStart, reporter, { refuseLoneSurrogates: true });
   let frontmatter: YMap | undefined;
   if (tree?.kind === 'map') frontmatter = tree;
   else if (tree) {
