@@ -10,7 +10,7 @@ export function segmentsToSource(segments: readonly TemplateSegment[]): string {
     if ('text' in segment) {
       const escaped = escapeText(segment.text);
       // Backslashes that end the text would otherwise escape the marker that follows.
-      out += i + 1 < segments.length ? escaped.replace(/(\\+)$/, '$1$1') : escaped;
+      out += i + 1 < segments.length ? escaped.replace(/(?<!\\)(\\+)$/, '$1$1') : escaped;
     } else if ('path' in segment) out += `{{ ${segment.path} }}`;
     else out += `{{ env.${segment.env} }}`;
   });
@@ -19,5 +19,5 @@ export function segmentsToSource(segments: readonly TemplateSegment[]): string {
 
 /** A backslash before `{{`/`[[` makes it literal; backslashes right before a marker are doubled. */
 function escapeText(text: string): string {
-  return text.replace(/(\\*)(\{\{|\[\[)/g, (_, slashes: string, marker: string) => slashes + slashes + '\\' + marker);
+  return text.replace(/(?<!\\)(\\*)(\{\{|\[\[)/g, (_, slashes: string, marker: string) => slashes + slashes + '\\' + marker);
 }
