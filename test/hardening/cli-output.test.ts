@@ -50,19 +50,22 @@ describe('the CLI prints hostile values safely', () => {
     expect(r.stdout).not.toMatch(/\r/);
   });
 
-  // Bug (reported): text output prints package-controlled strings (a frontmatter key in the
-  // message; a thrown message at run time) with their control characters, so a package can
-  // write to the user's terminal: colours, the window title, the clipboard (OSC 52).
-  it.fails('prints no terminal control characters from a package in text diagnostics', () => {
+  // Text output once printed package-controlled strings (a frontmatter key in the message; a
+  // thrown message at run time) with their control characters, so a package could write to
+  // the user's terminal: colours, the window title, the clipboard (OSC 52). They are now shown
+  // as `\uXXXX` escapes (packages/cli/src/terminal-safe.ts).
+  it('prints no terminal control characters from a package in text diagnostics', () => {
     const r = berrypack(['check', 'bad.md'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).not.toMatch(CONTROL);
+    expect(r.stdout).toContain('\\u001b]52;c;cHduZWQ=\\u0007');
   });
 
-  it.fails('prints no terminal control characters from a routine in `run` text output', () => {
+  it('prints no terminal control characters from a routine in `run` text output', () => {
     const r = berrypack(['run', 'plugin.json', '--export', 'shout'], { cwd: runDir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('code-error');
     expect(r.stdout).not.toMatch(CONTROL);
+    expect(r.stdout).toContain('\\u001b]0;title\\u0007\\u000dX');
   });
 });

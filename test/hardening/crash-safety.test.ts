@@ -17,7 +17,8 @@ import { cleanup, tempDir } from '../support/temp.js';
  * acceptable, never named like a bundle, replaced by the next build's own). A `berrypack run
  * --journal` killed mid-run leaves a journal that reads (a torn last line is dropped:
  * packages/runtime/test/journal.test.ts covers that line by line) and replays to a clear
- * refusal, never a crash. Method runs killed mid-step: test/method-kill.test.ts.
+ * answer, never a crash: `incomplete-recording` when the kill left no `end` entry (never
+ * `non-determinism`: the chain is deterministic), a match otherwise. Method runs killed mid-step: test/method-kill.test.ts.
  */
 
 const SCHEMA = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json';
@@ -207,6 +208,8 @@ describe('a run killed while it writes its journal', () => {
         // A run cut short replays to its last recorded outcome and no further.
         const answer = report.matches ? 'matches' : (report.error?.code ?? report.divergence?.message.split(' ')[0] ?? 'diverged');
         answers.set(answer, (answers.get(answer) ?? 0) + 1);
+        // The chain is deterministic: a journal without its `end` is incomplete, never divergent.
+        expect(answer, report.error?.message).toBe(entries.some((e) => e.type === 'end') ? 'matches' : 'incomplete-recording');
         expect(statSync(journal).size).toBe(text.length);
       }
       await runtime.close();
@@ -223,11 +226,11 @@ describe('a run killed while it writes its journal', () => {
     SOAK ? 1_800_000 : 60_000,
   );
 
-  // Bug (reported): a journal cut short by a crash (no `end` entry) replays into the calls the
-  // run never got to record, and that is reported as `non-determinism` ("expected no call at
-  // that position (the recording has none)"), which sends the reader looking for
-  // nondeterministic code. The recording is incomplete, not divergent: every kill above ends so.
-  it.fails('reports a journal cut short by a crash as incomplete, not as non-determinism', async () => {
+  // Was a bug: a journal cut short by a crash (no `end` entry) replayed into the calls the run
+  // never got to record, and that was reported as `non-determinism` ("expected no call at that
+  // position (the recording has none)"), which sent the reader looking for nondeterministic
+  // code. The recording is incomplete, not divergent: every kill above ends so.
+  it('reports a journal cut short by a crash as incomplete, not as non-determinism', async () => {
     const built = createCompiler({ store: path.join(root, 'store') }).build(path.join(pkg, 'plugin.json'));
     const bundle = await loadBundle(built.bundle!.bytes);
     const journal = createMemoryJournal();
@@ -236,9 +239,28 @@ describe('a run killed while it writes its journal', () => {
     expect((await runtime.result(executionId)).status).toBe('completed');
     // What a kill right after the outcome of the 20th leaf call leaves behind.
     const cut = journal.entries.findIndex((e) => e.type === 'outcome' && e.id === 'c1.20');
-    const report = await runtime.replay(bundle, journal.entries.slice(0, cut + 1));
+    const entries = journal.entries.slice(0, cut + 1);
+    const report = await runtime.replay(bundle, entries);
     await runtime.close();
     expect(report.matches).toBe(false);
     expect(report.error?.code).not.toBe('non-determinism');
+    expect(report).toMatchObject({
+      status: 'failed',
+      error: { code: 'incomplete-recording' },
+      incomplete: { endsAfter: cut + 1, last: { type: 'outcome', call: 'c1.20' }, matched: true, beyond: { at: 'c1.21', kind: 'tool' } },
+    });
+    expect(report).not.toHaveProperty('divergence');
+    expect(report.error!.message).toContain(`ends after entry ${cut + 1} (the outcome of call c1.20) without an \`end\` entry`);
+    expect(report.error!.message).toContain('every recorded call up to there matched');
+
+    // The CLI on the same journal: exit 1, the report as JSON, and a text line that says so.
+    const file = path.join(root, 'cut.jsonl');
+    writeFileSync(file, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const r = spawnSync(process.execPath, [BIN, 'replay', file, '--bundle', 'plugin.json', '--json'], { cwd: pkg, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ matches: false, error: { code: 'incomplete-recording' }, incomplete: { endsAfter: cut + 1, matched: true } });
+    const text = spawnSync(process.execPath, [BIN, 'replay', file, '--bundle', 'plugin.json'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(text.status, text.stderr).toBe(1);
+    expect(text.stdout).toMatch(new RegExp(`^✖ incomplete-recording: Missing the end of the recording of exec-[0-9a-f-]+: it ends after entry ${cut + 1} \\(the outcome of call c1\\.20\\)`));
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler, nodeHost, type BuildResult, type CompilerHost, type Diagnostic } from '@berrypack/compiler';
@@ -114,6 +114,24 @@ function expectRefused(dir: string, built: { result: BuildResult; host: SpyHost 
   expect(within(dir, found!.file), `${found!.file} is inside ${dir}`).toBe(true);
   expect(host.reads.filter((r) => !inside(dir, r)), 'files read outside the package').toEqual([]);
   expect(host.listings.filter((r) => !inside(dir, r)), 'directories listed outside the package').toEqual([]);
+  return found!;
+}
+
+/** Refused with BP2094 (MAN-5), pointing at the import's target value (`needle`, as written in plugin.json). */
+function expectAtImport(dir: string, result: BuildResult, needle: string, message: RegExp): Diagnostic {
+  expect(result.ok).toBe(false);
+  expect(result.bundle).toBeUndefined();
+  expect(diagnosticProblems(result.diagnostics)).toEqual([]);
+  const file = path.join(dir, 'plugin.json');
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(needle);
+  expect(at).toBeGreaterThan(-1);
+  const line = text.slice(0, at).split('\n').length;
+  const column = at - text.lastIndexOf('\n', at - 1);
+  const found = result.diagnostics.find((d) => d.code === 'BP2094' && d.line === line);
+  expect(found, `expected BP2094 at line ${line} among ${result.diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`).join('; ')}`).toBeDefined();
+  expect(found).toMatchObject({ rule: 'MAN-5', severity: 'error', file, line, column, endLine: line, endColumn: column + needle.length });
+  expect(found!.message).toMatch(message);
   return found!;
 }
 
@@ -267,13 +285,23 @@ describe('imports: other packages only as manifests or bundles', () => {
     expect(JSON.stringify(result.diagnostics)).not.toContain(SECRET);
   });
 
-  it('refuses a bundle import that is a FIFO or a device, without blocking or reading forever', () => {
+  it('refuses a bundle import that is a FIFO or a device at the import (BP2094), without blocking or reading forever', () => {
     for (const target of [{ fifo: true as const }, { link: '/dev/zero' }]) {
       const dir = makePackage({ 'plugin.json': importing({ bundle: 'dep.berry.json' }), 'a.md': codeRoutine('a'), 'dep.berry.json': target });
       const { result } = build(dir);
-      const refusal = result.diagnostics.find((d) => d.code === 'BP2093');
-      expect(refusal?.message).toMatch(/not a regular file/);
+      expectAtImport(dir, result, '"dep.berry.json"', /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\.berry\.json` for the `bundle` import `x`, expected a regular bundle file$/);
+      expect(result.diagnostics.map((d) => d.code)).not.toContain('BP2093');
     }
+  });
+
+  it('refuses a root whose file in the store is a FIFO, without blocking', () => {
+    const digest = `sha256-${'f1f0'.repeat(16)}`;
+    const store = path.join(root, 'store');
+    mkdirSync(store, { recursive: true });
+    execFileSync('mkfifo', [path.join(store, `${digest}.berry.json`)]);
+    const dir = makePackage({ 'plugin.json': importing({ root: digest }), 'a.md': codeRoutine('a') });
+    const { result } = build(dir);
+    expectAtImport(dir, result, `"${digest}"`, /not a regular file\) .* for the `root` import `x`, expected a regular bundle file$/);
   });
 
   it.each([
@@ -293,22 +321,75 @@ describe('imports: other packages only as manifests or bundles', () => {
     expect(result.diagnostics.map((d) => d.code)).toContain('BP2090');
   });
 
-  // Bug (reported): a `manifest` import is read without checking that it is a regular file,
-  // so a FIFO named plugin.json blocks the build forever, and a link to /dev/zero is read
-  // until memory runs out (measured: 13 GB, then std::bad_alloc). The spy stands in for the
-  // FIFO, so the suite itself cannot block: it only records that a read was attempted.
-  it.fails('never reads a manifest import that is a FIFO', () => {
-    const dir = makePackage({ 'plugin.json': importing({ manifest: 'dep/plugin.json' }), 'a.md': codeRoutine('a'), 'dep/plugin.json': { fifo: true } });
-    const fifo = path.join(dir, 'dep', 'plugin.json');
-    const host = new SpyHost({
+  // A `manifest` import was read without checking that it is a regular file, so a FIFO named
+  // plugin.json blocked the build forever, and a link to /dev/zero was read until memory ran
+  // out (measured: 13 GB, then std::bad_alloc). Now the host's stat refuses both at the import
+  // (BP2094) before any read. The spy stands in for the FIFO and the device, so the suite
+  // itself cannot block or run out of memory if that ever regresses: it only records that a
+  // read was attempted.
+  const refuseReadsOf = (...files: string[]) =>
+    new SpyHost({
       beforeRead: (file) => {
-        if (file === fifo) throw Object.assign(new Error('EAGAIN: the FIFO would block'), { code: 'EAGAIN' });
+        if (files.includes(file) || files.includes(real(file))) throw Object.assign(new Error(`EAGAIN: reading ${file} would block or never end`), { code: 'EAGAIN' });
         return undefined;
       },
     });
+
+  it('never reads a manifest import that is a FIFO', () => {
+    const dir = makePackage({ 'plugin.json': importing({ manifest: 'dep/plugin.json' }), 'a.md': codeRoutine('a'), 'dep/plugin.json': { fifo: true } });
+    const fifo = path.join(dir, 'dep', 'plugin.json');
+    const host = refuseReadsOf(fifo);
     const { result } = build(dir, host);
     expect(result.ok).toBe(false);
     expect(host.reads).not.toContain(fifo);
+    expectAtImport(dir, result, '"dep/plugin.json"', /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\/plugin\.json` for the `manifest` import `x`, expected a regular plugin\.json file$/);
+  });
+
+  it('never reads a manifest import that is a symbolic link to /dev/zero', () => {
+    const dir = makePackage({ 'plugin.json': importing({ manifest: 'dep/plugin.json' }), 'a.md': codeRoutine('a'), 'dep/plugin.json': { link: '/dev/zero' } });
+    const link = path.join(dir, 'dep', 'plugin.json');
+    const host = refuseReadsOf(link, '/dev/zero');
+    const { result } = build(dir, host);
+    expect(result.ok).toBe(false);
+    expect(host.reads.filter((r) => r === link || real(r) === '/dev/zero')).toEqual([]);
+    expectAtImport(dir, result, '"dep/plugin.json"', /not a regular file\) `dep\/plugin\.json` for the `manifest` import `x`/);
+  });
+
+  it('never reads a manifest or bundle import larger than text can be (a host reports the size)', () => {
+    const dir = makePackage({
+      'plugin.json': manifest({ exports: ['a'], imports: [{ name: 'x', manifest: 'dep/plugin.json' }, { name: 'y', bundle: 'dep.berry.json' }] }),
+      'a.md': codeRoutine('a'),
+      'dep/plugin.json': manifest({ exports: [] }, 'dep'),
+      'dep.berry.json': '{}',
+    });
+    const big = [path.join(dir, 'dep', 'plugin.json'), path.join(dir, 'dep.berry.json')];
+    const host = refuseReadsOf(...big);
+    // 512 MiB, reported by stat: nothing of that size is ever allocated.
+    host.stat = (file: string) => (big.includes(file) ? { kind: 'file', size: 0x2000_0000 } : nodeHost.stat(file));
+    const { result } = build(dir, host);
+    expect(host.reads.filter((r) => big.includes(r))).toEqual([]);
+    for (const [needle, kind] of [['"dep/plugin.json"', 'manifest'], ['"dep.berry.json"', 'bundle']] as const) {
+      expectAtImport(dir, result, needle, new RegExp(`^Unexpected file of 536870912 bytes \`[^\`]+\` for the \`${kind}\` import \`[xy]\`, expected a regular (plugin\\.json|bundle) file of at most 536870888 bytes$`));
+    }
+  });
+
+  it('never reads its own plugin.json when it is a FIFO (BP9001) or larger than text can be (BP2002)', () => {
+    const fifo = makePackage({ 'plugin.json': { fifo: true }, 'a.md': codeRoutine('a') });
+    const fifoFile = path.join(fifo, 'plugin.json');
+    const fifoHost = refuseReadsOf(fifoFile);
+    const refusedFifo = build(fifo, fifoHost).result;
+    expect(fifoHost.reads).toEqual([]);
+    expect(refusedFifo.diagnostics).toEqual([expect.objectContaining({ code: 'BP9001', file: fifoFile, line: 1, column: 1, message: expect.stringMatching(/not a regular file\) as plugin\.json/) })]);
+
+    const huge = makePackage({ 'plugin.json': manifest({ exports: ['a'] }), 'a.md': codeRoutine('a') });
+    const hugeFile = path.join(huge, 'plugin.json');
+    const hugeHost = refuseReadsOf(hugeFile);
+    hugeHost.stat = (file: string) => (file === hugeFile ? { kind: 'file', size: 0x2000_0000 } : nodeHost.stat(file));
+    const refusedHuge = build(huge, hugeHost).result;
+    expect(hugeHost.reads).toEqual([]);
+    expect(refusedHuge.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP2002', file: hugeFile, line: 1, column: 1, message: 'Unexpected file of 536870912 bytes, expected at most 536870888 bytes of text' }),
+    ]);
   });
 
   // Import cycles are detected on real paths: by lexical path, a package importing itself

@@ -1,4 +1,5 @@
 import { processIo, type CliIo } from './io.js';
+import { terminalSafe as safe } from './terminal-safe.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: berrypack <command> [options]
@@ -40,7 +41,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   }
   const load = COMMANDS[command];
   if (!load) {
-    io.stderr.write(`berrypack: unknown command \`${command}\` (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
+    io.stderr.write(`berrypack: unknown command \`${safe(command)}\` (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
     return 2;
   }
   try {
@@ -48,7 +49,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     return await handler(rest, io);
   } catch (error) {
     const message = error instanceof UsageError ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-    io.stderr.write(`berrypack ${command}: ${message.split('\n')[0]}\n`);
+    io.stderr.write(`berrypack ${command}: ${safe(message.split('\n')[0])}\n`);
     return 2;
   }
 }

@@ -1,7 +1,7 @@
 export type { Diagnostic, RelatedLocation, Severity } from './diagnostics/diagnostic.js';
 export { hasErrors, sortDiagnostics } from './diagnostics/diagnostic.js';
 export { CODES, type Code, type CodeInfo } from './diagnostics/codes.js';
-export { codeFrame } from './diagnostics/code-frame.js';
+export { codeFrame, escapeChar, escapeLine } from './diagnostics/code-frame.js';
 export { LineIndex, type Position } from './diagnostics/line-index.js';
 export { checkSource, type CheckSourceResult, type RoutineSource } from './routine/check-routine.js';
 export type { SourceKind } from './routine/context.js';

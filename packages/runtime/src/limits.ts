@@ -4,7 +4,7 @@ export interface RuntimeLimits {
   timeoutMs: number;
   /** CPU milliseconds of one code routine invocation. @default 5000 */
   cpuMs: number;
-  /** Memory of one sandbox, in bytes. @default 64 MiB */
+  /** Memory of all the live sandboxes of one execution together, in bytes (docs/runtime-sandbox.md). @default 64 MiB */
   memoryBytes: number;
   /** Canonical JSON bytes of one output (a routine's, a tool's, a model's). @default 16 MiB */
   outputBytes: number;

@@ -6,6 +6,7 @@ import { createColors } from '../output/colors.js';
 import { summaryLine } from '../output/format-text.js';
 import { printDiagnostics, type OutputFormat } from '../output/report.js';
 import { displayPath } from '../paths.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { watchBuild } from '../watch/watch-build.js';
 import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compiler-options.js';
@@ -66,7 +67,7 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
   if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
-    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${shown}\n  id ${id}\n` : `rebuilt ${shown} ${id}\n`);
+    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${safe(shown)}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`);
   }
 }
 
@@ -91,7 +92,7 @@ function watch(settings: BuildSettings, manifest: string, build: () => BuildResu
       return result;
     },
     onError(error) {
-      io.stderr.write(`berrypack build: internal error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`);
+      io.stderr.write(`berrypack build: internal error: ${safe((error instanceof Error ? error.message : String(error)).split('\n')[0])}\n`);
       last = { ok: false };
     },
     // The files a build writes: the bundle, its blobs and the temporary files renamed into place.

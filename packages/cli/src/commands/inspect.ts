@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadBundleFile } from '@berrypack/compiler';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse } from '../options.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
 export const INSPECT_HELP = `Usage: berrypack inspect BUNDLE [--json]
@@ -33,7 +34,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
   const loaded = loadBundleFile(file);
   if (!loaded.ok) {
     if (format === 'json') io.stdout.write(JSON.stringify({ ok: false, error: loaded.error }) + '\n');
-    else io.stdout.write(`✖ ${positionals[0]} does not verify: ${loaded.error.message} (${loaded.error.code} ${loaded.error.rule})\n`);
+    else io.stdout.write(safe(`✖ ${positionals[0]} does not verify: ${loaded.error.message} (${loaded.error.code} ${loaded.error.rule})`) + '\n');
     return 1;
   }
   const content = loaded.bundle.content as unknown as Content;
@@ -73,11 +74,13 @@ export function inspectCommand(args: string[], io: CliIo): number {
   }
   if (summary.code) {
     out.push(`code size: ${fmt(summary.code.total)} of ${fmt(summary.code.limit)} bytes`);
-    const width = Math.max(4, ...summary.code.entries.map((e) => e.path.length));
+    // Widths of the paths as they will be shown (escaped).
+    const width = Math.max(4, ...summary.code.entries.map((e) => safe(e.path).length));
     out.push(`  ${'path'.padEnd(width)}  bytes`);
-    for (const e of summary.code.entries) out.push(`  ${e.path.padEnd(width)}  ${fmt(e.size).padStart(5)}`);
+    for (const e of summary.code.entries) out.push(`  ${safe(e.path).padEnd(width)}  ${fmt(e.size).padStart(5)}`);
   }
-  io.stdout.write(out.join('\n') + '\n');
+  // Names, titles, paths and URIs come from the bundle: every line is escaped for the terminal.
+  io.stdout.write(out.map((line) => safe(line)).join('\n') + '\n');
   return 0;
 }
 

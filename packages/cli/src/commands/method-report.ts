@@ -2,6 +2,7 @@ import type { Diagnostic } from '@berrypack/compiler';
 import type { MethodRun } from '@berrypack/runtime';
 import type { CliIo } from '../io.js';
 import { createColors } from '../output/colors.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 
 /** `method run|resume|confirm|status --json` (CONTRACTS.md): `result` only when completed, `error` only when failed. */
 export interface MethodReport {
@@ -37,24 +38,26 @@ export function printMethodReport(io: CliIo, json: boolean, report: MethodReport
     return report.status === 'failed' ? 1 : 0;
   }
   const colors = createColors(io.stdout, io.env);
-  const width = Math.max(0, ...Object.keys(report.steps).map((k) => k.length));
-  for (const [key, status] of Object.entries(report.steps)) io.stdout.write(`${MARKS[status] ?? ' '} ${key.padEnd(width)}  ${status}\n`);
+  // Step keys, requests, results and errors come from the method document and its run: every
+  // one is escaped for the terminal before the CLI's own colours are added.
+  const width = Math.max(0, ...Object.keys(report.steps).map((k) => safe(k).length));
+  for (const [key, status] of Object.entries(report.steps)) io.stdout.write(`${MARKS[status] ?? ' '} ${safe(key).padEnd(width)}  ${safe(status)}\n`);
   for (const p of report.pending) {
     const item = p.item === undefined ? '' : ` --item ${p.item}`;
-    io.stdout.write(`\n${colors.yellow(p.kind === 'ask' ? 'Waiting for a response' : p.kind === 'uncertain' ? 'Uncertain' : 'Interrupted')}: ${p.step}${p.item === undefined ? '' : ` (item ${p.item})`}\n`);
-    io.stdout.write(`${indent(p.request)}\n`);
+    io.stdout.write(`\n${colors.yellow(p.kind === 'ask' ? 'Waiting for a response' : p.kind === 'uncertain' ? 'Uncertain' : 'Interrupted')}: ${safe(p.step)}${p.item === undefined ? '' : ` (item ${safe(p.item)})`}\n`);
+    io.stdout.write(`${indent(safe(p.request, { multiline: true }))}\n`);
     const next =
       p.kind === 'ask'
         ? `berrypack method resume ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --response TEXT (or --response-json VALUE)`
         : p.kind === 'uncertain'
           ? `berrypack method confirm ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --done | --redo`
           : `berrypack method resume ${report.runId} --data-dir ${dataDir}`;
-    io.stdout.write(`${colors.dim(`  → ${next}`)}\n`);
+    io.stdout.write(`${colors.dim(`  → ${safe(next)}`)}\n`);
   }
-  if (report.status === 'completed') io.stdout.write(`\n${JSON.stringify(report.result, null, 2)}\n`);
-  if (report.error) io.stdout.write(`\n${colors.red('✖')} ${report.error.code}: ${report.error.message}\n`);
+  if (report.status === 'completed') io.stdout.write(`\n${safe(JSON.stringify(report.result, null, 2), { multiline: true })}\n`);
+  if (report.error) io.stdout.write(`\n${colors.red('✖')} ${safe(report.error.code)}: ${safe(report.error.message)}\n`);
   const count = Object.keys(report.steps).length;
-  io.stdout.write(`${report.status} · ${count} step${count === 1 ? '' : 's'} · ${report.runId ?? 'no run'}\n`);
+  io.stdout.write(`${safe(report.status)} · ${count} step${count === 1 ? '' : 's'} · ${safe(report.runId ?? 'no run')}\n`);
   return report.status === 'failed' ? 1 : 0;
 }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createRuntime, readJournal, RuntimeError, type JournalEntry, type ReplayReport } from '@berrypack/runtime';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption } from '../options.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { COMPILER_OPTIONS } from './compiler-options.js';
 import { loadTarget, summarize } from './run.js';
@@ -11,8 +12,10 @@ export const REPLAY_HELP = `Usage: berrypack replay JOURNAL [--bundle BUNDLE_OR_
 Re-runs a recorded execution from its journal (written by \`berrypack run --journal\`): code runs
 again, every model decision and external tool call gets its recorded outcome and is not
 dispatched again. Reports the first divergence (a different call at the same position, or a
-different outcome) or a missing recorded outcome. Without --bundle, the bundle or manifest the
-run recorded is used. Without --execution, the journal's last execution is replayed.
+different outcome), a missing recorded outcome, or an incomplete recording (a journal without
+the execution's \`end\` entry, cut short by a crash: replayed up to where it ends, reported as
+incomplete-recording). Without --bundle, the bundle or manifest the run recorded is used.
+Without --execution, the journal's last execution is replayed.
 Exit 0 when the replay matches the journal, 1 when it does not, 2 on usage errors.
 `;
 
@@ -52,10 +55,14 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     }
     if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
     else {
-      if (report.matches) io.stdout.write(`replay of ${report.replayOf} matches the journal (${report.status})\n`);
-      else if (report.divergence) io.stdout.write(`✖ divergence at ${report.divergence.at}: ${report.divergence.message}\n`);
-      else io.stdout.write(`✖ ${report.error?.code}: ${report.error?.message}\n`);
-      io.stdout.write(`${summarize(report)}\n`);
+      if (report.matches) io.stdout.write(`replay of ${safe(report.replayOf)} matches the journal (${safe(report.status)})\n`);
+      else if (report.divergence) io.stdout.write(`✖ divergence at ${safe(report.divergence.at)}: ${safe(report.divergence.message)}\n`);
+      else io.stdout.write(`✖ ${safe(report.error?.code)}: ${safe(report.error?.message)}\n`);
+      // A cut-short recording that also diverged (or lacks an outcome): say it is incomplete too.
+      if (report.incomplete && report.error?.code !== 'incomplete-recording') {
+        io.stdout.write(`  the journal also ends after entry ${report.incomplete.endsAfter} without an \`end\` entry (the run was cut short)\n`);
+      }
+      io.stdout.write(`${safe(summarize(report))}\n`);
     }
     return report.matches ? 0 : 1;
   } finally {
@@ -65,6 +72,6 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
 
 function fail(io: CliIo, json: boolean, code: string, message: string): number {
   if (json) io.stdout.write(`${JSON.stringify({ matches: false, error: { code, message } })}\n`);
-  else io.stdout.write(`✖ ${code}: ${message}\n`);
+  else io.stdout.write(`✖ ${safe(code)}: ${safe(message)}\n`);
   return 1;
 }

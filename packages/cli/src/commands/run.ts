@@ -16,6 +16,7 @@ import {
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
 
@@ -156,9 +157,10 @@ function errorOf(error: unknown): { code: string; message: string } {
 function print(io: CliIo, json: boolean, report: RunReport): number {
   if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
   else {
-    if (report.status === 'completed') io.stdout.write(`${JSON.stringify(report.output, null, 2)}\n`);
-    else io.stdout.write(`✖ ${report.error!.code}: ${report.error!.message}\n`);
-    io.stdout.write(`${summarize(report)}\n`);
+    // What the routine returned or threw is the package's: escaped for the terminal.
+    if (report.status === 'completed') io.stdout.write(`${safe(JSON.stringify(report.output, null, 2), { multiline: true })}\n`);
+    else io.stdout.write(`✖ ${safe(report.error!.code)}: ${safe(report.error!.message)}\n`);
+    io.stdout.write(`${safe(summarize(report))}\n`);
   }
   return report.status === 'completed' ? 0 : 1;
 }

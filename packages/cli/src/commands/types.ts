@@ -6,6 +6,7 @@ import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption } from '../options.js';
 import { printDiagnostics } from '../output/report.js';
 import { displayPath } from '../paths.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compiler-options.js';
 
@@ -45,7 +46,7 @@ export function typesCommand(args: string[], io: CliIo): number {
   if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, file: shown });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
-    if (format === 'text') io.stdout.write(`wrote ${shown}\n`);
+    if (format === 'text') io.stdout.write(`wrote ${safe(shown)}\n`);
   }
   return 0;
 }

@@ -5,6 +5,7 @@ import { createCompiler, firstDifference, type BuildResult } from '@berrypack/co
 import type { CliIo } from '../io.js';
 import { outputFormat, parse } from '../options.js';
 import { printDiagnostics } from '../output/report.js';
+import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compiler-options.js';
 
@@ -52,7 +53,7 @@ export function verifyCommand(args: string[], io: CliIo): number {
     } else if (identical) {
       io.stdout.write(`✔ reproducible: two builds in different directories gave identical bytes\n  id ${first.bundle!.id}\n`);
     } else {
-      io.stdout.write(`✖ the builds differ${difference ? ` at ${difference.path}:\n  one:   ${difference.a}\n  other: ${difference.b}` : ''}\n`);
+      io.stdout.write(`✖ the builds differ${difference ? ` at ${safe(difference.path)}:\n  one:   ${safe(difference.a)}\n  other: ${safe(difference.b)}` : ''}\n`);
     }
     return identical ? 0 : 1;
   } finally {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText } from '../source/normalize-text.js';
+import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
 import { CodeCache } from './code-cache.js';
 import { CodeReporter } from './code-reporter.js';
 import type { StaticSpecifier } from './collect-specifiers.js';
@@ -65,7 +65,7 @@ export function captureGraph(specifiers: readonly StaticSpecifier[], rootDir: st
   return { direct, modules, diagnostics, files: [...probed].sort() };
 }
 
-/** Reads and decodes a module; an unreadable file or invalid UTF-8 is reported in that file. */
+/** Reads and decodes a module; an unreadable file, invalid UTF-8 or a file too large to be text is reported in that file. */
 function readModule(file: string, ctx: CodeContext, probed: Set<string>, diagnostics: Diagnostic[]): string | undefined {
   probed.add(file);
   let bytes: Uint8Array;
@@ -81,7 +81,8 @@ function readModule(file: string, ctx: CodeContext, probed: Set<string>, diagnos
   if (decoded.ok) return decoded.text;
   const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
   const r = new Reporter(file, new LineIndex(text));
-  r.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save the file as UTF-8' });
+  if (decoded.tooLarge) r.report('BP1004', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'a code module is a small text file' });
+  else r.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save the file as UTF-8' });
   diagnostics.push(...r.diagnostics);
   return undefined;
 }

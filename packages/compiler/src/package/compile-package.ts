@@ -14,6 +14,7 @@ import type { ImportAlias, NameTable } from '../reference/resolve-name.js';
 import { assembleContent, FragmentCache, type PackageSummary } from './assemble-content.js';
 import { analyzeCode } from './analyze-code.js';
 import { resolveImports, type CompiledImport } from './resolve-imports.js';
+import { refuseManifestFile } from './regular-file.js';
 import { SourceCache } from './source-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './paths.js';
@@ -72,6 +73,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
 
   function buildPackage(manifestFile: string, host: TrackingHost, stack: readonly string[], buildOptions: BuildOptions, session: Map<string, PackageBuild>): PackageBuild {
     const diagnostics: Diagnostic[] = [];
+    const refused = refuseManifestFile(host, manifestFile);
+    if (refused) return { diagnostics: refused, manifest: undefined, result: undefined };
     let bytes: Uint8Array;
     try {
       bytes = host.readFile(manifestFile);

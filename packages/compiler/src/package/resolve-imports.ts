@@ -6,6 +6,7 @@ import type { CompilerHost } from '../host.js';
 import type { ImportDecl, ManifestInfo } from '../manifest/index.js';
 import type { ImportAlias } from '../reference/resolve-name.js';
 import type { TemplateSegment } from '../reference/resolve-package.js';
+import { checkRegularFile, refusedFileMessage } from './regular-file.js';
 import { segmentsToSource } from './segments.js';
 import type { PackageBuild } from './compile-package.js';
 
@@ -89,6 +90,9 @@ function load(
       });
       return undefined;
     }
+    // Never read a FIFO (it blocks forever), a device (/dev/zero never ends) or a file too
+    // large to be text: refused at the import, before compiling (and reading) it.
+    if (!regularFile(lexical, decl, manifest, ctx, r)) return undefined;
     const built = ctx.compileManifest(target);
     extra.push(...built.diagnostics);
     if (!built.result) {
@@ -98,6 +102,9 @@ function load(
     return { id: built.result.bundle.id, content: built.result.plain, blobs: new Map(built.result.bundle.blobs) };
   }
   const file = decl.kind === 'bundle' ? decl.target : path.join(ctx.store, `${decl.target}.berry.json`);
+  // Through the host, like a manifest import, so a watcher learns of the file too; the loader
+  // checks the opened descriptor again, so a swap after this check cannot block it either.
+  if (!regularFile(file, decl, manifest, ctx, r)) return undefined;
   const loaded = loadBundleFile(file, decl.kind === 'root' ? { expectedId: decl.target } : {});
   if (!loaded.ok) {
     const what = decl.kind === 'root' ? `retained content ${decl.target} in the store ${ctx.store}` : `the bundle ${decl.target}`;
@@ -107,4 +114,22 @@ function load(
     return undefined;
   }
   return { id: loaded.bundle.id, content: loaded.bundle.content, blobs: loaded.blobs ?? new Map() };
+}
+
+/** MAN-5: an imported manifest or bundle must be a regular file of at most MAX_TEXT_BYTES (BP2094); missing files are left to the reader. */
+function regularFile(file: string, decl: ImportDecl, manifest: ManifestInfo, ctx: ImportContext, r: Reporter): boolean {
+  const check = checkRegularFile(ctx.host, file);
+  if (check.status !== 'refused') return true;
+  const shown = decl.kind === 'root' ? file : path.relative(manifest.dir, file).split(path.sep).join('/');
+  const what = decl.kind === 'root' ? `${shown} for the \`root\` import \`${decl.name}\`` : `\`${shown}\` for the \`${decl.kind}\` import \`${decl.name}\``;
+  const expected = decl.kind === 'manifest' ? 'a regular plugin.json file' : 'a regular bundle file';
+  r.report('BP2094', decl.targetSpan, refusedFileMessage(check, what, expected), {
+    hint:
+      check.kind === 'too-large'
+        ? `${decl.kind === 'manifest' ? 'a plugin.json' : 'a bundle'} is a JSON text file; name the right file`
+        : decl.kind === 'manifest'
+          ? 'name the other package\'s plugin.json file itself, not a pipe, a device or a link to one'
+          : 'name a bundle file written by `berrypack build`, not a pipe, a device or a link to one',
+  });
+  return false;
 }

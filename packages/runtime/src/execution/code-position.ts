@@ -40,6 +40,8 @@ export async function runCode(scope: Scope): Promise<unknown> {
     clock: { epochMs: recorded?.epochMs ?? exec.epochMs },
     seed: recorded?.seed ?? 0,
     limits: { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, timeoutMs: Math.max(1, scope.allowance.remainingMs()), outputBytes: limits.outputBytes },
+    // memoryBytes bounds the execution: all its live sandboxes share it (docs/runtime.md, "Limits").
+    memoryBudget: exec.id,
   };
   const host: SandboxHost = {
     callTool: async (name, input) => {

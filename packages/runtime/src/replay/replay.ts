@@ -9,7 +9,7 @@ import { runExecution } from '../execution/run.js';
 import type { CallRecord, ExecutionEntry, JournalEntry } from '../journal/entries.js';
 import { prepareBundle, preparedState } from '../prepare/prepare.js';
 import type { ModelBinding, ModelProvider } from '../providers/provider.js';
-import { Replayer, type Divergence } from './replayer.js';
+import { Replayer, type Divergence, type IncompleteRecording, type RecordingCut } from './replayer.js';
 
 export interface ReplayOptions {
   /** Which recorded execution to replay when the entries hold several; default: the last one. */
@@ -21,12 +21,23 @@ export interface ReplayReport {
   replayOf: string;
   /** The replay's own id. */
   executionId: string;
-  /** True when the replay made exactly the recorded calls with the recorded outcomes. */
+  /**
+   * True when the replay made exactly the recorded calls with the recorded outcomes, and the
+   * recording is complete (it has the execution's `end` entry).
+   */
   matches: boolean;
+  /** How the replay itself ended. */
   status: 'completed' | 'failed';
   output?: unknown;
+  /**
+   * The replay's failure; when it does not match: `non-determinism` (see `divergence`),
+   * `replay-missing-outcome`, or `incomplete-recording` (see `incomplete`; set even when the
+   * replay completed, as it may within a recording cut just before its `end` entry).
+   */
   error?: CallError;
   divergence?: Divergence;
+  /** Present when the recording has no `end` entry for the execution (a run cut short by a crash or a kill). */
+  incomplete?: IncompleteRecording;
   calls: CallRecord[];
 }
 
@@ -49,7 +60,14 @@ export async function replayExecution(bundle: Bundle, entries: readonly JournalE
     throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundle.id}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-5');
   }
   const recorded = entries.filter((e) => e.executionId === header.executionId);
-  const replayer = new Replayer(recorded);
+  // A complete execution ends with its `end` entry; without one the run was cut short.
+  let cut: RecordingCut | undefined;
+  if (!recorded.some((e) => e.type === 'end')) {
+    let last = 0;
+    for (let i = 0; i < entries.length; i++) if (entries[i]!.executionId === header.executionId) last = i;
+    cut = { endsAfter: last + 1, last: entries[last]! };
+  }
+  const replayer = new Replayer(recorded, cut);
 
   const standIn: ModelProvider = {
     generate: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model decision without a recorded outcome')),
@@ -70,16 +88,22 @@ export async function replayExecution(bundle: Bundle, entries: readonly JournalE
   // Messages come back as the recorded outcomes of `context.receive()` calls, never from the port.
   if (port?.input === true) exec.input = new InputPort(port.limits, routine.source.kind === 'model');
   const outcome = await runExecution(exec, { routine, target: header.target, input: header.input, ...(header.meta ? { meta: header.meta } : {}) });
-  replayer.finish();
+  replayer.finish(outcome.status === 'completed' ? { status: 'completed' } : { status: 'failed', error: outcome.error });
+  const missingOutcome = outcome.status === 'failed' && outcome.error.code === 'replay-missing-outcome';
   const report: ReplayReport = {
     replayOf: header.executionId,
     executionId: exec.id,
-    matches: replayer.divergence === undefined && !(outcome.status === 'failed' && outcome.error.code === 'replay-missing-outcome'),
+    matches: replayer.divergence === undefined && !missingOutcome && replayer.incomplete === undefined,
     status: outcome.status,
     calls: outcome.calls,
   };
   if (outcome.status === 'completed') report.output = outcome.output;
   else report.error = outcome.error;
   if (replayer.divergence) report.divergence = replayer.divergence;
+  if (replayer.incomplete) {
+    report.incomplete = replayer.incomplete;
+    // A divergence before the cut, or a missing outcome, stays the reason; otherwise the cut is.
+    if (!replayer.divergence && !missingOutcome) report.error = { code: 'incomplete-recording', message: replayer.incomplete.message };
+  }
   return report;
 }

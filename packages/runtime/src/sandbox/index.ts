@@ -35,6 +35,14 @@ export interface SandboxInvocation {
   /** Seed of Math.random and crypto.getRandomValues: same seed → same sequence. */
   seed: number;
   limits: { cpuMs: number; memoryBytes: number; timeoutMs: number; outputBytes: number };
+  /**
+   * The key of a memory budget (the runtime passes the execution id). Invocations with the same
+   * key run in one worker, and while any of them is alive they share `limits.memoryBytes`: a
+   * running VM may allocate only what the other live VMs of the key leave (each counted by its
+   * whole WASM linear memory), and a new VM does not start when no fresh one fits. Without a
+   * key, an invocation is a budget of its own. See docs/runtime-sandbox.md, "Limits".
+   */
+  memoryBudget?: string;
 }
 
 export interface SandboxHost {

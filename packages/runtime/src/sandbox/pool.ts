@@ -24,6 +24,19 @@ interface Active {
   resolve: (result: SandboxResult) => void;
   timer: NodeJS.Timeout | undefined;
   done: boolean;
+  /** The shared memory budget it counts in, if any. */
+  budget: Budget | undefined;
+}
+
+/**
+ * Invocations that share a memory budget (one execution): they all run in one worker, which
+ * accounts their VMs together (worker.ts). The entry lives while any of them does.
+ */
+interface Budget {
+  key: string;
+  id: number;
+  slot: Slot;
+  live: number;
 }
 
 interface Slot {
@@ -77,13 +90,16 @@ function checkInvocation(inv: SandboxInvocation): SandboxResult | undefined {
   }
   if (!Number.isFinite(inv.clock.epochMs)) return fail('internal', 'clock.epochMs must be a finite number');
   if (typeof inv.seed !== 'number' || Number.isNaN(inv.seed)) return fail('internal', 'seed must be a number');
+  if (inv.memoryBudget !== undefined && typeof inv.memoryBudget !== 'string') return fail('internal', 'memoryBudget must be a string');
   if (!inv.tools.every((t) => typeof t === 'string')) return fail('internal', 'tools must be strings');
   return undefined;
 }
 
 export class WorkerPool implements Sandbox {
   private readonly slots: (Slot | undefined)[];
+  private readonly budgets = new Map<string, Budget>();
   private nextId = 1;
+  private nextBudget = 1;
   private closed = false;
   private watchdog: NodeJS.Timeout | undefined;
 
@@ -116,7 +132,14 @@ export class WorkerPool implements Sandbox {
   }
 
   private start(invocation: SandboxInvocation, host: SandboxHost, input: string | undefined, assets: WorkerAssets): Promise<SandboxResult> {
-    const slot = this.pick(assets);
+    const key = invocation.memoryBudget;
+    let budget = key === undefined ? undefined : this.budgets.get(key);
+    const slot = budget !== undefined && !budget.slot.dead ? budget.slot : this.pick(assets);
+    if (key !== undefined && (budget === undefined || budget.slot !== slot)) {
+      budget = { key, id: this.nextBudget++, slot, live: 0 };
+      this.budgets.set(key, budget);
+    }
+    if (budget !== undefined) budget.live++;
     const id = this.nextId++;
     const message: InvokeMessage = {
       t: 'invoke',
@@ -135,9 +158,10 @@ export class WorkerPool implements Sandbox {
         timeoutMs: invocation.limits.timeoutMs,
         outputBytes: invocation.limits.outputBytes,
       },
+      budget: budget?.id ?? 0,
     };
     return new Promise<SandboxResult>((resolve) => {
-      const active: Active = { id, invocation, host, slot, tools: new Set(invocation.tools), resolve, timer: undefined, done: false };
+      const active: Active = { id, invocation, host, slot, tools: new Set(invocation.tools), resolve, timer: undefined, done: false, budget };
       if (slot.active.size === 0) slot.worker.ref();
       slot.active.set(id, active);
       // The worker enforces the wall deadline too while guest code runs; this timer covers a
@@ -328,8 +352,9 @@ export class WorkerPool implements Sandbox {
     if (active.done) return;
     active.done = true;
     if (active.timer !== undefined) clearTimeout(active.timer);
-    const { slot } = active;
+    const { slot, budget } = active;
     slot.active.delete(active.id);
+    if (budget !== undefined && --budget.live === 0 && this.budgets.get(budget.key) === budget) this.budgets.delete(budget.key);
     if (slot.active.size === 0 && !slot.dead) slot.worker.unref();
     this.stopWatchdogWhenIdle();
     active.resolve(result);
@@ -380,6 +405,13 @@ export class WorkerPool implements Sandbox {
     if (slot === undefined) return Promise.resolve();
     this.kill(slot, 0, 'the sandbox worker was stopped');
     return Promise.resolve();
+  }
+
+  /** What the pool still tracks; tests check that nothing outlives its invocations. */
+  liveForTesting(): { invocations: number; budgets: number } {
+    let invocations = 0;
+    for (const slot of this.slots) invocations += slot?.active.size ?? 0;
+    return { invocations, budgets: this.budgets.size };
   }
 
   async close(): Promise<void> {

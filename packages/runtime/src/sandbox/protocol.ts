@@ -29,6 +29,8 @@ export interface InvokeMessage {
   epochMs: number;
   seed: number;
   limits: { cpuMs: number; memoryBytes: number; timeoutMs: number; outputBytes: number };
+  /** The memory budget this invocation shares with the others of the same number in this worker; 0 = its own. */
+  budget: number;
 }
 
 export type ToWorker =

@@ -18,6 +18,15 @@ const MASK64 = (1n << 64n) - 1n;
 const data = workerData as WorkerData;
 const watch = new BigInt64Array(data.watch);
 const runs = new Map<number, Run>();
+/** The live runs of each shared memory budget (InvokeMessage.budget) in this worker. */
+const budgets = new Map<number, Set<Run>>();
+/**
+ * The linear memory of a fresh VM (about 1.3 MiB with quickjs-wasi 3.7), measured on every VM
+ * this worker creates; what a run whose VM is still being created counts for meanwhile.
+ */
+let freshBytes = 1.5 * 1024 * 1024;
+/** The engine's limit is a 32-bit size_t, and 0 would mean no limit at all. */
+const MAX_LIMIT = 2 ** 32 - 1;
 const engine: Promise<Engine> = import(data.quickjsUrl) as Promise<Engine>;
 let JSException: Engine['JSException'] | undefined;
 engine.then((e) => (JSException = e.JSException), () => undefined);
@@ -126,8 +135,28 @@ function resolveRelative(importer: string, specifier: string): string | undefine
   return parts.join('/');
 }
 
+/** quickjs-wasi sets the limit only at creation; its runtime takes a new one at any time (JS_SetMemoryLimit). */
+function setMemoryLimit(vm: QuickJS, bytes: number): void {
+  const exports = (vm as unknown as { exports?: { qjs_set_memory_limit?: (limit: number) => void } }).exports;
+  if (typeof exports?.qjs_set_memory_limit !== 'function') throw new Error('this quickjs-wasi cannot change a memory limit (qjs_set_memory_limit)');
+  exports.qjs_set_memory_limit(Math.min(MAX_LIMIT, Math.max(1, Math.floor(bytes))));
+}
+
+/** "another live sandbox of its execution holds" / "3 other live sandboxes of its execution hold". */
+function othersHold(count: number): string {
+  return count === 1 ? 'another live sandbox of its execution holds' : `${count} other live sandboxes of its execution hold`;
+}
+
 class Run {
   private vm: QuickJS | undefined;
+  /** The VM's WASM linear memory: what it holds of the host's memory (it only ever grows). */
+  private memory: { buffer: ArrayBuffer } | undefined;
+  /** The other runs of its memory budget, itself included; undefined when it is a budget of its own. */
+  private readonly shared: Set<Run> | undefined;
+  /** The engine's current limit, in bytes. */
+  private limit: number;
+  /** What the other live VMs of its budget held when the current slice began. */
+  private othersHeld = { bytes: 0, count: 0 };
   private start_: JSValueHandle | undefined;
   private dispatch: JSValueHandle | undefined;
   private readonly sources = new Map<string, string>();
@@ -147,36 +176,77 @@ class Run {
     for (const m of msg.modules) this.sources.set(m.path, m.source);
     this.wallDeadline = performance.now() + msg.limits.timeoutMs;
     this.cpuLeft = msg.limits.cpuMs;
+    this.limit = msg.limits.memoryBytes;
+    if (msg.budget !== 0) {
+      let shared = budgets.get(msg.budget);
+      if (shared === undefined) budgets.set(msg.budget, (shared = new Set()));
+      shared.add(this);
+      this.shared = shared;
+    }
+  }
+
+  /** Bytes of host memory its VM holds: its whole linear memory, or a fresh VM's while it is created. */
+  held(): number {
+    if (this.finished) return 0;
+    return this.memory?.buffer.byteLength ?? freshBytes;
+  }
+
+  /** What the other live VMs of its budget hold. */
+  private others(): { bytes: number; count: number } {
+    let bytes = 0;
+    let count = 0;
+    if (this.shared !== undefined) {
+      for (const run of this.shared) {
+        if (run === this) continue;
+        bytes += run.held();
+        count++;
+      }
+    }
+    return { bytes, count };
   }
 
   async start(): Promise<void> {
+    // A shared budget that cannot hold one more fresh VM refuses it before it is created.
+    const { memoryBytes } = this.msg.limits;
+    const others = this.others();
+    const room = memoryBytes - others.bytes;
+    if (others.count > 0 && (room < freshBytes || (this.msg.input?.length ?? 0) > room)) {
+      const needs = room < freshBytes ? `a new sandbox needs about ${freshBytes}` : `the invocation input alone is ${this.msg.input?.length ?? 0} characters long`;
+      this.finish(failure('memory', `the routine could not start: ${othersHold(others.count)} ${others.bytes} of the ${memoryBytes} bytes of memory its sandboxes share (limits.memoryBytes), and ${needs}`));
+      return;
+    }
     const { QuickJS: Engine, EvalFlags, MAX_STACK_SIZE } = await engine;
     const seeds = seedsOf(this.msg.seed);
     const epochNs = BigInt(Math.max(0, Math.floor(this.msg.epochMs))) * 1_000_000n;
+    // quickjs-wasi passes a proxy of the instance's memory, usable once the instance exists.
+    let linear: { buffer: ArrayBuffer } | undefined;
     const vm = await Engine.create({
       wasm: data.wasm,
-      wasi: (memory: { buffer: ArrayBuffer }) => ({
-        clock_time_get: (id: number, _precision: bigint, ptr: number) => {
-          // Realtime (0) seeds Math.random during creation, then is the invocation's clock;
-          // monotonic (1) is constant, so performance.now() is 0 and timeOrigin the clock.
-          const value = id === 0 && this.phase === 'init' ? seeds.mathInitNs : epochNs;
-          new DataView(memory.buffer).setBigUint64(ptr, value, true);
-          return 0;
-        },
-        random_get: (ptr: number, len: number) => {
-          seeds.fill(new Uint8Array(memory.buffer, ptr, len));
-          return 0;
-        },
-        // No IO: whatever the engine would print is counted as written and dropped.
-        fd_write: (_fd: number, iovs: number, iovsLen: number, written: number) => {
-          const view = new DataView(memory.buffer);
-          let n = 0;
-          for (let i = 0; i < iovsLen; i++) n += view.getUint32(iovs + i * 8 + 4, true);
-          view.setUint32(written, n, true);
-          return 0;
-        },
-      }),
-      memoryLimit: this.msg.limits.memoryBytes,
+      wasi: (memory: { buffer: ArrayBuffer }) => {
+        linear = memory;
+        return {
+          clock_time_get: (id: number, _precision: bigint, ptr: number) => {
+            // Realtime (0) seeds Math.random during creation, then is the invocation's clock;
+            // monotonic (1) is constant, so performance.now() is 0 and timeOrigin the clock.
+            const value = id === 0 && this.phase === 'init' ? seeds.mathInitNs : epochNs;
+            new DataView(memory.buffer).setBigUint64(ptr, value, true);
+            return 0;
+          },
+          random_get: (ptr: number, len: number) => {
+            seeds.fill(new Uint8Array(memory.buffer, ptr, len));
+            return 0;
+          },
+          // No IO: whatever the engine would print is counted as written and dropped.
+          fd_write: (_fd: number, iovs: number, iovsLen: number, written: number) => {
+            const view = new DataView(memory.buffer);
+            let n = 0;
+            for (let i = 0; i < iovsLen; i++) n += view.getUint32(iovs + i * 8 + 4, true);
+            view.setUint32(written, n, true);
+            return 0;
+          },
+        };
+      },
+      memoryLimit: Math.min(MAX_LIMIT, this.msg.limits.memoryBytes),
       maxStackSize: MAX_STACK_SIZE,
       timezoneOffset: 0,
       interruptHandler: () => this.shouldInterrupt(),
@@ -190,6 +260,8 @@ class Run {
       },
     });
     this.phase = 'run';
+    this.memory = linear;
+    if (linear !== undefined) freshBytes = linear.buffer.byteLength;
     if (this.finished) {
       vm.dispose();
       return;
@@ -278,6 +350,14 @@ class Run {
   private enter(step: () => void, onError: (e: unknown) => RawResult): void {
     const vm = this.vm;
     if (this.finished || vm === undefined || this.result !== undefined) return;
+    if (this.shared !== undefined) {
+      try {
+        this.applyBudget(vm);
+      } catch (e) {
+        this.finish(failure('internal', `the sandbox could not apply the memory budget: ${describeHostError(e)}`));
+        return;
+      }
+    }
     const begin = performance.now();
     this.sliceDeadline = begin + this.cpuLeft;
     // Deadline before id, so the host never pairs this slice's id with an older deadline.
@@ -302,11 +382,33 @@ class Run {
     if (this.result !== undefined) this.finish(this.result);
   }
 
+  /**
+   * A slice of a VM in a shared budget may allocate only what the budget's other live VMs leave.
+   * They are idle while it runs (a worker runs one slice at a time, and a budget's invocations
+   * all run in one worker), so together they stay within the budget: each counts its whole linear
+   * memory, which never shrinks, and this one its allocations, which the engine refuses beyond
+   * the limit (its own linear memory exceeds them only by the engine's fixed part).
+   */
+  private applyBudget(vm: QuickJS): void {
+    this.othersHeld = this.others();
+    const limit = Math.max(1, Math.min(this.msg.limits.memoryBytes, this.msg.limits.memoryBytes - this.othersHeld.bytes));
+    if (limit === this.limit) return;
+    setMemoryLimit(vm, limit);
+    this.limit = limit;
+  }
+
   private classify(e: unknown, onError: (e: unknown) => RawResult): RawResult {
     const { cpuMs, timeoutMs, memoryBytes } = this.msg.limits;
     if (this.interrupted === 'cpu') return failure('cpu', `the routine used more than its ${cpuMs} ms of CPU time`);
     if (this.interrupted === 'timeout') return failure('timeout', `the routine did not finish within ${timeoutMs} ms`);
     if (e instanceof Error && e.name === 'InternalError' && e.message === 'out of memory') {
+      const { bytes, count } = this.othersHeld;
+      if (count > 0) {
+        return failure(
+          'memory',
+          `the routine needed more than the ${Math.max(0, memoryBytes - bytes)} bytes of memory left to it: ${othersHold(count)} ${bytes} of the ${memoryBytes} bytes its sandboxes share (limits.memoryBytes)`,
+        );
+      }
       return failure('memory', `the routine needed more than its ${memoryBytes} bytes of memory`);
     }
     // WASM frames run on this thread's stack: native recursion the engine does not bound
@@ -404,9 +506,10 @@ class Run {
     let success = ok;
     // A string this long cannot fit in the guest's heap; refusing it here keeps the engine's
     // own (unlimited) staging buffer from growing to its size.
-    if (text !== undefined && text.length > this.msg.limits.memoryBytes) {
+    const room = this.msg.limits.memoryBytes - this.others().bytes;
+    if (text !== undefined && text.length > room) {
       success = false;
-      text = JSON.stringify({ code: 'output-too-large', message: 'the value is larger than the sandbox memory limit' });
+      text = JSON.stringify({ code: 'output-too-large', message: 'the value is larger than the memory the sandbox has left' });
     }
     this.enter(() => {
       const handles = [vm.newString(kind), vm.newNumber(seq), text === undefined ? vm.undefined : vm.newString(text)];
@@ -419,6 +522,7 @@ class Run {
   cancel(): void {
     this.finished = true;
     runs.delete(this.msg.id);
+    this.leave();
     this.dispose();
   }
 
@@ -426,13 +530,22 @@ class Run {
     if (this.finished) return;
     this.finished = true;
     runs.delete(this.msg.id);
+    this.leave();
     this.dispose();
     post({ t: 'done', id: this.msg.id, result });
+  }
+
+  private leave(): void {
+    const shared = this.shared;
+    if (shared === undefined) return;
+    shared.delete(this);
+    if (shared.size === 0 && budgets.get(this.msg.budget) === shared) budgets.delete(this.msg.budget);
   }
 
   private dispose(): void {
     const vm = this.vm;
     this.vm = undefined;
+    this.memory = undefined;
     if (vm === undefined) return;
     try {
       this.start_?.dispose();

@@ -34,4 +34,5 @@ export const manifestCodes = {
   BP2091: { rule: 'MAN-5', severity: 'error', title: 'An imported package does not build', needs: 'a `manifest` import of a package with errors' },
   BP2092: { rule: 'MAN-5', severity: 'error', title: '`export` names no public definition of the imported package', needs: 'an import whose `export` is neither an agent entry nor listed in the imported package\'s `exports`' },
   BP2093: { rule: 'MAN-5', severity: 'error', title: 'An imported bundle or retained root cannot be read or does not verify', needs: 'a `bundle` import of a missing or changed bundle file, or a `root` not in the store' },
+  BP2094: { rule: 'MAN-5', severity: 'error', title: 'An imported manifest or bundle is not a regular file, or is too large to read', needs: 'a `manifest` or `bundle` import (or a `root` in the store) naming a FIFO, a device, a directory or a file larger than 536,870,888 bytes' },
 } as const satisfies Record<string, CodeInfo>;
