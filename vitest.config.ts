@@ -14,9 +14,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    // The fuzz-regression replay died twice of a V8 out-of-memory (in the regexp compiler) in
-    // clean CI runs, never when run alone; until that is understood it runs in `npm run soak`.
-    exclude: ['**/node_modules/**', ...(process.env.BERRYPACK_SOAK ? [] : ['test/hardening/regressions.test.ts'])],
+    exclude: ['**/node_modules/**'],
     testTimeout: 30_000,
     pool: 'forks',
   },

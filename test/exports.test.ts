@@ -5,7 +5,7 @@ describe('public exports', () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
       'BUNDLE_FORMAT', 'CODES', 'LineIndex', 'METHOD_FORMAT', 'RawJson', 'TrackingHost', 'bundleFileName', 'canonicalJson',
-      'checkDirectory', 'checkMethod', 'checkSource', 'codeFrame', 'createBuildMemo', 'createBundle', 'createCompiler', 'elementType',
+      'checkDirectory', 'checkMethod', 'checkSource', 'codeFrame', 'createBuildMemo', 'createBundle', 'createCompiler', 'elementType', 'escapeChar', 'escapeLine',
       'evaluatePath', 'findPackageManifest', 'findPlaceholders', 'firstDifference', 'formatPath', 'hasErrors', 'isBerryImport',
       'isBerryManifest', 'isMethodFile', 'loadBundleFile', 'manifestForImport', 'nodeHost', 'parseCatalog', 'parseSingularPath',
       'readBundle', 'renderImportModule', 'renderPackageModule', 'renderRoutineModule', 'resolvePluginOptions', 'routineForFile',
