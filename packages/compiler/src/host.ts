@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { Sweeper } from './package/sweeper.js';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -15,6 +16,41 @@ export interface CompilerHost {
   stat(path: string): { kind: 'file' | 'directory' | 'other'; size: number } | undefined;
   /** Resolves symbolic links; throws when the path does not exist or loops. */
   realpath(path: string): string;
+  /**
+   * Optional, for rebuilds that skip unchanged files: the bytes with a stamp of the file's
+   * identity and times, and the current stamp without reading (undefined when not a regular
+   * file). A host without them is read in full on every build.
+   */
+  readStamped?(path: string): { bytes: Uint8Array; stamp: string; changedAt: number };
+  stamp?(path: string): string | undefined;
+}
+
+function stampOf(s: Stats): string {
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+}
+
+/**
+ * Reads through one descriptor, so the stamp describes the bytes read. A file written while
+ * it is read gets a new mtime, so its stamp is either racy or differs next time: never trusted.
+ */
+function readStamped(p: string): { bytes: Uint8Array; stamp: string; changedAt: number } {
+  // Non-blocking, so a path swapped for a FIFO since it was checked fails instead of hanging.
+  const fd = openSync(p, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const s = fstatSync(fd);
+    if (!s.isFile()) return { bytes: readFileSync(fd), stamp: '', changedAt: Infinity };
+    const bytes = Buffer.allocUnsafe(s.size);
+    let read = 0;
+    while (read < s.size) {
+      const n = readSync(fd, bytes, read, s.size - read, null);
+      if (n === 0) break;
+      read += n;
+    }
+    if (read < s.size) return { bytes: bytes.subarray(0, read), stamp: '', changedAt: Infinity };
+    return { bytes, stamp: stampOf(s), changedAt: Math.max(s.mtimeMs, s.ctimeMs) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export const nodeHost: CompilerHost = {
@@ -32,7 +68,12 @@ export const nodeHost: CompilerHost = {
       return undefined;
     }
   },
-  realpath: (p) => realpathSync(p),
+  realpath: (p) => realpathSync.native(p),
+  readStamped,
+  stamp: (p) => {
+    const s = statSync(p, { throwIfNoEntry: false });
+    return s?.isFile() ? stampOf(s) : undefined;
+  },
 };
 
 /** Wraps a host and records every file and directory it was asked about, for watch mode. */
@@ -40,11 +81,14 @@ export class TrackingHost implements CompilerHost {
   readonly files = new Set<string>();
   readonly directories = new Set<string>();
 
-  constructor(private readonly inner: CompilerHost = nodeHost) {}
+  constructor(
+    private readonly inner: CompilerHost = nodeHost,
+    private readonly cache?: ReadCache,
+  ) {}
 
   readFile(path: string): Uint8Array {
     this.files.add(path);
-    return this.inner.readFile(path);
+    return this.cache ? this.cache.read(path) : this.inner.readFile(path);
   }
 
   readdir(path: string): { name: string; kind: EntryKind }[] {
@@ -62,4 +106,65 @@ export class TrackingHost implements CompilerHost {
   realpath(path: string): string {
     return this.inner.realpath(path);
   }
+}
+
+/**
+ * A host that serves a file unchanged since the last build (same device, inode, size and
+ * times) from memory, as the same bytes object, so per-file caches can skip hashing too.
+ * A file changed within the timestamp granularity of its read is "racy" (a second write in
+ * the same tick would keep its stamp): it is read again next time, as git does.
+ */
+export class ReadCache {
+  #entries = new Map<string, { stamp: string; bytes: Uint8Array }>();
+  #live = new Sweeper();
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly inner: CompilerHost) {}
+
+  /** A host that replaces `readFile` but inherits nodeHost's stamped reads (`{ ...nodeHost, readFile }`) is read through its own `readFile`. */
+  get enabled(): boolean {
+    const { readStamped, stamp, readFile } = this.inner;
+    return readStamped !== undefined && stamp !== undefined && (readStamped !== nodeHost.readStamped || readFile === nodeHost.readFile);
+  }
+
+  read(path: string): Uint8Array {
+    const { readStamped, stamp } = this.inner;
+    if (readStamped === undefined || stamp === undefined || !this.enabled) return this.inner.readFile(path);
+    this.#live.use(path);
+    const known = this.#entries.get(path);
+    if (known !== undefined && stamp(path) === known.stamp) {
+      this.hits++;
+      return known.bytes;
+    }
+    this.misses++;
+    const started = Date.now();
+    const read = readStamped(path);
+    if (read.stamp !== '' && !racy(read.changedAt, started)) this.#entries.set(path, { stamp: read.stamp, bytes: read.bytes });
+    else this.#entries.delete(path);
+    return read.bytes;
+  }
+
+  /** Bytes read elsewhere (a worker thread) at `started`, with their stamp: served like this cache's own reads. */
+  prime(path: string, bytes: Uint8Array, stamp: string, changedAt: number, started: number): void {
+    if (!this.enabled) return;
+    this.misses++;
+    if (stamp !== '' && !racy(changedAt, started)) this.#entries.set(path, { stamp, bytes });
+  }
+
+  /** After a build of `root`: forgets files no latest build read, so a watch session stays bounded. */
+  sweep(root: string): void {
+    this.#live.sweep(root, this.#entries);
+  }
+}
+
+/**
+ * Whether a file changed at `changedAt` (its mtime or ctime) may change again without a new
+ * stamp after a read that started at `started`: within one timestamp tick. ext4, xfs, btrfs and
+ * tmpfs keep nanoseconds but follow the kernel's coarse clock (a few ms); a time on a whole
+ * second comes from a file system that keeps seconds (or two, FAT), so the tick is taken as 2 s.
+ */
+function racy(changedAt: number, started: number): boolean {
+  const tick = changedAt % 1000 === 0 ? 2000 : 100;
+  return changedAt > started - tick;
 }

@@ -16,7 +16,7 @@ export function outputDirectory(options: BuildOptions): string | undefined {
  * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
  * Returns the errors to report (nowhere to write, a failed write).
  */
-export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions): PartialMessage[] {
+export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions, durable = true): PartialMessage[] {
   if (bundles.length === 0) return [];
   const dir = outputDirectory(options);
   if (dir === undefined) {
@@ -31,7 +31,7 @@ export function emitBundles(bundles: readonly BundleFile[], result: BuildResult,
     for (const [file, contents] of files) result.outputFiles?.push(outputFile(file, contents));
   } else {
     try {
-      for (const bundle of bundles) writeBundle(dir, bundle);
+      for (const bundle of bundles) writeBundle(dir, bundle, { durable });
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       return [{ pluginName: PLUGIN_NAME, text: `Unexpected ${reason} writing the bundle to ${dir}` }];

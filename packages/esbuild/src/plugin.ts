@@ -55,7 +55,10 @@ export function berrypack(options?: Options): Plugin {
       // Per build: a package imported through its manifest and a routine compiles once.
       const builds = createBuildMemo(compiler);
       const bundles = new Map<string, BundleFile>();
+      // Rebuilds of a context (watch mode, `rebuild()`) write without fsync; the renames stay atomic.
+      let started = 0;
       build.onStart(() => {
+        started++;
         builds.clear();
         bundles.clear();
       });
@@ -67,12 +70,13 @@ export function berrypack(options?: Options): Plugin {
         return { path: file, namespace: NAMESPACE };
       });
 
-      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, async (args) => {
         const file = args.path;
         const manifest = manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
         try {
+          await builds.prepare(manifest);
           result = builds.build(manifest).result;
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
@@ -91,7 +95,7 @@ export function berrypack(options?: Options): Plugin {
       build.onEnd((result) => {
         // Nothing is written for a failed build, whichever plugin or file failed it.
         if (result.errors.length > 0) return undefined;
-        return { errors: emitBundles([...bundles.values()], result, build.initialOptions) };
+        return { errors: emitBundles([...bundles.values()], result, build.initialOptions, started <= 1) };
       });
     },
   };

@@ -123,7 +123,7 @@ export function berrypack(options?: Options): Plugin {
     load: {
       order: 'pre',
       filter: { id: OURS },
-      handler(id) {
+      async handler(id) {
         if (!OURS.test(id)) return null;
         const file = id.slice(0, -SUFFIX.length);
         if (!filter(file)) return null;
@@ -133,6 +133,7 @@ export function berrypack(options?: Options): Plugin {
             message: `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,
           });
         }
+        await builds.prepare(manifest);
         const { bundle, summary } = compile(this, id, manifest);
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
         return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, file, manifest, summary.name);

@@ -39,7 +39,7 @@ describe('berrypack() options', () => {
 
     const load = handler(plugin, 'load');
     for (const id of ['/work/kept/plugin.json', '/work/kept/plugin.json?raw', '/work/skipped/plugin.json?berrypack', '\0virtual?berrypack']) {
-      expect(load.call(context, id)).toBeNull();
+      expect(await load.call(context, id)).toBeNull();
     }
   });
 });

@@ -47,7 +47,14 @@ export class IncludeExpander {
     private readonly bodies: ReadonlyMap<string, AnalyzedBody>,
     /** An imported instructions body, analyzed as written at the include `site`. */
     private readonly importBody: (alias: string, site: Site) => AnalyzedBody | undefined,
+    /** Wraps the computation of one source's expansion (not a reuse), e.g. to keep its diagnostics. */
+    private readonly around: <T>(name: string, compute: () => T) => T = (_name, compute) => compute(),
   ) {}
+
+  /** Drops a source's expansion, for a body that changed; only a source nothing includes (not instructions). */
+  forget(name: string): void {
+    this.done.delete(name);
+  }
 
   /** The expansion of a source's body; undefined for a source without one (code). */
   expand(name: string): Expansion | undefined {
@@ -55,6 +62,10 @@ export class IncludeExpander {
     if (known) return known;
     const body = this.bodies.get(name);
     if (!body) return undefined;
+    return this.around(name, () => this.compute(name, body));
+  }
+
+  private compute(name: string, body: AnalyzedBody): Expansion {
     const out = new ExpansionBuilder();
     out.dependencies.push(...body.dependencies);
     this.stack.push(name);

@@ -14,7 +14,14 @@
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
  */
 export class RawJson {
+  #bytes: Uint8Array | undefined;
+
   constructor(readonly text: string) {}
+
+  /** The text in UTF-8, encoded once: a rebuild copies unchanged fragments' bytes instead of encoding them again. */
+  get bytes(): Uint8Array {
+    return (this.#bytes ??= Buffer.from(this.text, 'utf8'));
+  }
 
   /** The canonical text of `value`, kept for splicing. */
   static of(value: unknown): RawJson {
@@ -71,6 +78,74 @@ export function canonicalJson(value: unknown): string {
     }
     throw error;
   }
+}
+
+/**
+ * The canonical form of `value` as pieces to concatenate, the same bytes as `canonicalJson`:
+ * containers whose children are `RawJson` fragments are written around the fragments' cached
+ * UTF-8 bytes, and everything else as canonical text.
+ *
+ * @throws TypeError as `canonicalJson` does, with the same message.
+ */
+export function canonicalPieces(value: unknown): (string | Uint8Array)[] {
+  const out: (string | Uint8Array)[] = [];
+  try {
+    piecesOf(value, out);
+  } catch (error) {
+    // The whole value again, for the message with the offending value's full path.
+    if (error instanceof TypeError) canonicalJson(value);
+    throw error;
+  }
+  return out;
+}
+
+function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
+  if (value instanceof RawJson) {
+    out.push(value.bytes);
+    return;
+  }
+  if (!holdsFragments(value)) {
+    out.push(canonicalJson(value));
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      piecesOf(value[i], out);
+    }
+    out.push(']');
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  sortKeys(keys);
+  out.push('{');
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (object[key] === undefined || LONE_SURROGATE.test(key)) {
+      out.length = 0;
+      out.push(canonicalJson(value));
+      return;
+    }
+    out.push(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+    piecesOf(object[key], out);
+  }
+  out.push('}');
+}
+
+/** A plain array or object with a fragment among its children or grandchildren. */
+function holdsFragments(value: unknown, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
+  if (children === undefined) return false;
+  for (const child of children) if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+  return false;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json.js';
+import { canonicalPieces } from './canonical-json.js';
 import { isDigest, isSha256Hex, sha256Hex } from './digest.js';
 
 /** The format this compiler writes and the only one its loader accepts. */
@@ -24,6 +24,7 @@ const PLUGIN_NAME = /^[a-z0-9.-]+$/;
 const encoder = new TextEncoder();
 /** The envelope's keys in canonical order put `content` first, so its text is a plain prefix. */
 const HEAD = encoder.encode('{"content":');
+const TAIL_LENGTH = `,"format":"${BUNDLE_FORMAT}","id":"sha256-${'0'.repeat(64)}"}`.length;
 
 /**
  * Builds the bundle envelope around `content` (BND-1, BND-2). The content is serialized once:
@@ -40,27 +41,43 @@ export function createBundle(
   content: unknown,
   blobs: ReadonlyMap<string, Uint8Array> = new Map(),
 ): BundleFile {
-  const contentText = canonicalJson(content);
+  const pieces = canonicalPieces(content);
+  const first = pieces[0];
   // A loader reads `content.files` and `content.resources`; only an object can carry them.
-  if (contentText.charCodeAt(0) !== 0x7b) {
-    throw new TypeError(`Unexpected ${contentText.slice(0, 20)} as bundle content, expected a JSON object`);
+  if (typeof first !== 'string' || first.charCodeAt(0) !== 0x7b) {
+    const shown = typeof first === 'string' ? first : Buffer.from(first ?? []).toString('utf8');
+    throw new TypeError(`Unexpected ${shown.slice(0, 20)} as bundle content, expected a JSON object`);
   }
   for (const hex of blobs.keys()) {
     if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits (its SHA-256)`);
   }
-  const contentBytes = encoder.encode(contentText);
-  const id = `sha256-${sha256Hex(contentBytes)}`;
-  const tail = `,"format":"${BUNDLE_FORMAT}","id":"${id}"}`;
-  const tailBytes = encoder.encode(tail);
-  const bytes = new Uint8Array(HEAD.length + contentBytes.length + tailBytes.length);
+  // Copied once into the file's buffer (fragments as their cached bytes); the id only ever goes into the ASCII tail.
+  let contentLength = 0;
+  for (const piece of pieces) contentLength += typeof piece === 'string' ? Buffer.byteLength(piece, 'utf8') : piece.length;
+  const tailLength = TAIL_LENGTH;
+  // A plain Uint8Array, not a Buffer: a caller's `bytes.slice()` must copy, as it does for a Uint8Array.
+  const bytes = new Uint8Array(HEAD.length + contentLength + tailLength);
   bytes.set(HEAD, 0);
-  bytes.set(contentBytes, HEAD.length);
-  bytes.set(tailBytes, HEAD.length + contentBytes.length);
+  let at = HEAD.length;
+  for (const piece of pieces) {
+    if (typeof piece === 'string') at += encoder.encodeInto(piece, bytes.subarray(at)).written;
+    else {
+      bytes.set(piece, at);
+      at += piece.length;
+    }
+  }
+  const id = `sha256-${sha256Hex(bytes.subarray(HEAD.length, HEAD.length + contentLength))}`;
+  const tail = `,"format":"${BUNDLE_FORMAT}","id":"${id}"}`;
+  let text: string | undefined;
+  encoder.encodeInto(tail, bytes.subarray(HEAD.length + contentLength));
   return {
     id,
     fileName: bundleFileName(pluginName, id),
     bytes,
-    text: `{"content":${contentText}${tail}`,
+    // Decoded when asked for: most builds only write the bytes.
+    get text(): string {
+      return (text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    },
     blobs: new Map(blobs),
   };
 }

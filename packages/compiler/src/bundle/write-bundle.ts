@@ -15,9 +15,14 @@ import { readBundle, type ReadBundleResult } from './read-bundle.js';
  * and caches warm. On failure the temporary files are removed and the error is rethrown;
  * blobs already written stay, which is harmless: they are named by their content.
  *
+ * With `durable: false` (rebuilds in watch mode) nothing is fsynced: the renames stay atomic, so
+ * a killed build still leaves no partial file; only a power loss could, and the loader refuses
+ * a torn bundle (its id is its digest).
+ *
  * @returns the bundle file's absolute path.
  */
-export function writeBundle(outDir: string, bundle: BundleFile): string {
+export function writeBundle(outDir: string, bundle: BundleFile, options: { durable?: boolean } = {}): string {
+  const durable = options.durable ?? true;
   // A hand-made BundleFile must not write outside outDir.
   if (path.basename(bundle.fileName) !== bundle.fileName || bundle.fileName.includes('\\') || !bundle.fileName.endsWith('.berry.json')) {
     throw new TypeError(`Unexpected bundle file name ${JSON.stringify(bundle.fileName)}, expected <plugin-name>.<hex>.berry.json`);
@@ -29,13 +34,13 @@ export function writeBundle(outDir: string, bundle: BundleFile): string {
     mkdirSync(blobDir, { recursive: true });
     for (const [hex, bytes] of bundle.blobs) {
       if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits`);
-      writeFileAtomic(path.join(blobDir, hex), bytes);
+      writeFileAtomic(path.join(blobDir, hex), bytes, durable);
     }
-    syncDirectory(blobDir);
+    if (durable) syncDirectory(blobDir);
   }
   const file = path.join(dir, bundle.fileName);
-  writeFileAtomic(file, bundle.bytes);
-  syncDirectory(dir);
+  writeFileAtomic(file, bundle.bytes, durable);
+  if (durable) syncDirectory(dir);
   return file;
 }
 
@@ -87,7 +92,7 @@ function readRegularFile(file: string): Uint8Array {
   }
 }
 
-function writeFileAtomic(target: string, bytes: Uint8Array): void {
+function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean): void {
   if (holdsBytes(target, bytes)) return;
   // Dot-prefixed, so discovery and globs pass over it; the random part keeps two concurrent
   // builds (turbo runs packages in parallel) from sharing a temporary file.
@@ -98,7 +103,7 @@ function writeFileAtomic(target: string, bytes: Uint8Array): void {
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
     // Without it a crash after the rename can leave an empty file under the final name.
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     renameSync(temporary, target);

@@ -15,6 +15,23 @@ export interface ReportOptions {
   severity?: Severity | undefined;
 }
 
+let capture: Diagnostic[] | undefined;
+
+/**
+ * Runs `fn` with the reports of every reporter going to `into` instead of the reporter's own
+ * list: incremental resolution keeps each unit of work's diagnostics, wherever they point,
+ * to reuse them with the unit.
+ */
+export function captureReports<T>(into: Diagnostic[], fn: () => T): T {
+  const outer = capture;
+  capture = into;
+  try {
+    return fn();
+  } finally {
+    capture = outer;
+  }
+}
+
 /** Collects diagnostics for one file, turning spans into 1-based positions. */
 export class Reporter {
   readonly diagnostics: Diagnostic[] = [];
@@ -42,7 +59,7 @@ export class Reporter {
     };
     if (options.hint !== undefined) diagnostic.hint = options.hint;
     if (options.related !== undefined && options.related.length > 0) diagnostic.related = options.related;
-    this.diagnostics.push(diagnostic);
+    (capture ?? this.diagnostics).push(diagnostic);
     return diagnostic;
   }
 

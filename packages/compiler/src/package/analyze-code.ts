@@ -5,6 +5,39 @@ import type { ManifestInfo } from '../manifest/index.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { entry } from '../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
+import { Sweeper } from './sweeper.js';
+import { RecordingHost, sameAnswers } from './recorded-host.js';
+
+/**
+ * Each code routine's analysis, reused while the routine's source result is the same object
+ * and every file the analysis read or probed answers the same: a rebuild after an edit
+ * elsewhere does not parse the body again, and an edited module re-analyzes only its importers.
+ */
+export class RoutineCodeCache {
+  #entries = new Map<string, { routine: RoutineSource; key: string; log: RecordingHost['log']; result: CodeRoutineResult }>();
+  readonly #live = new Sweeper();
+  analyzed = 0;
+  reused = 0;
+
+  analyze(routine: RoutineSource, input: Parameters<typeof analyzeCodeRoutine>[0], ctx: CodeContext): CodeRoutineResult {
+    const key = JSON.stringify([input.sourcePath, input.declaredTools, input.catalog, ctx.packageRoot]);
+    this.#live.use(routine.file);
+    const known = this.#entries.get(routine.file);
+    if (known && known.routine === routine && known.key === key && sameAnswers(known.log, ctx.host)) {
+      this.reused++;
+      return known.result;
+    }
+    this.analyzed++;
+    const recording = new RecordingHost(ctx.host);
+    const result = analyzeCodeRoutine(input, { ...ctx, host: recording });
+    this.#entries.set(routine.file, { routine, key, log: recording.log, result });
+    return result;
+  }
+
+  sweep(root: string): void {
+    this.#live.sweep(root, this.#entries);
+  }
+}
 
 export interface CodeAnalysis {
   routines: Map<string, CodeRoutineResult>;
@@ -16,7 +49,7 @@ export interface CodeAnalysis {
 }
 
 /** CODE-1..7 for every code routine, then the package's 1 MiB account (CODE-6). */
-export function analyzeCode(routines: readonly RoutineSource[], manifest: ManifestInfo, ctx: CodeContext): CodeAnalysis {
+export function analyzeCode(routines: readonly RoutineSource[], manifest: ManifestInfo, ctx: CodeContext, cache?: RoutineCodeCache): CodeAnalysis {
   const results = new Map<string, CodeRoutineResult>();
   const modules = new Map<string, CapturedModule>();
   const diagnostics: Diagnostic[] = [];
@@ -25,25 +58,23 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
   const seenDiagnostics = new Set<string>();
   for (const routine of routines) {
     if (routine.kind !== 'code' || routine.name === undefined) continue;
-    const result = analyzeCodeRoutine(
-      {
-        file: routine.file,
-        text: routine.text,
-        lines: routine.lines,
-        bodyStart: routine.bodyStart,
-        sourcePath: relativePosix(manifest.dir, routine.file),
-        declaredTools: declaredTools(routine),
-        catalog: isTrue(routine, 'catalog'),
-      },
-      ctx,
-    );
+    const input = {
+      file: routine.file,
+      text: routine.text,
+      lines: routine.lines,
+      bodyStart: routine.bodyStart,
+      sourcePath: relativePosix(manifest.dir, routine.file),
+      declaredTools: declaredTools(routine),
+      catalog: isTrue(routine, 'catalog'),
+    };
+    const result = cache ? cache.analyze(routine, input, ctx) : analyzeCodeRoutine(input, ctx);
     results.set(routine.name, result);
     // A supporting module's problems reach every routine that imports it: report them once.
     for (const d of result.diagnostics) {
       const key = `${d.file}:${d.line}:${d.column}:${d.code}`;
       if (seenDiagnostics.has(key)) continue;
       seenDiagnostics.add(key);
-      diagnostics.push(d);
+      diagnostics.push({ ...d });
     }
     files.push(...result.files);
     sizes.push({ path: relativePosix(manifest.dir, routine.file), size: result.bodySize });

@@ -7,7 +7,8 @@ import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './analyze-code.js';
-import type { FragmentCache } from './fragment-cache.js';
+import { fragmentOf, type FragmentCache } from './fragment-cache.js';
+import type { RawJson } from '../bundle/canonical-json.js';
 import { relativePosix } from './paths.js';
 import type { CompiledImport } from './resolve-imports.js';
 
@@ -55,9 +56,10 @@ export function assembleContent(
 ): { content: Record<string, unknown>; plain: Record<string, unknown>; summary: Omit<PackageSummary, 'id' | 'fileName'> } {
   const { manifest, resolution } = input;
   const rel = (file: string) => relativePosix(manifest.dir, file);
-  const files: Record<string, unknown>[] = [];
+  const files: FileEntry[] = [];
+  const file = (path: string, text: string, mediaType: string): FileEntry => cache.memo(`file:${path}`, [text, mediaType], () => fileEntry(path, text, mediaType));
   const manifestText = decodeSourceText(input.manifestBytes);
-  files.push(textFile('plugin.json', manifestText.ok ? manifestText.text : '', 'application/json'));
+  files.push(file('plugin.json', manifestText.ok ? manifestText.text : '', 'application/json'));
 
   const publicNames = new Set(resolution.exports.flatMap((e) => (e.target.kind === 'source' ? [e.target.name] : [])));
   const sources: Record<string, unknown> = {};
@@ -67,9 +69,14 @@ export function assembleContent(
     const name = routine.name!;
     const resolved = resolution.routines.get(name);
     const path = rel(routine.file);
-    files.push(textFile(path, routine.text, 'text/markdown'));
-    const record = routineEntry(routine, path, resolved, publicNames.has(name), input.code, rel);
-    sources[name] = cache.fragment(record);
+    files.push(file(path, routine.text, 'text/markdown'));
+    const exported = publicNames.has(name);
+    const analysis = input.code.routines.get(name);
+    const { record, raw } = cache.memo(`source:${routine.file}`, [routine, path, resolved, exported, analysis, manifest.dir], () => {
+      const record = routineEntry(routine, path, resolved, exported, analysis, rel);
+      return { record, raw: fragmentOf(record) };
+    });
+    sources[name] = raw;
     plainSources[name] = record;
     const s: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
     if (record.input !== undefined) s.input = record.input;
@@ -78,11 +85,11 @@ export function assembleContent(
   }
   const modules: Record<string, unknown> = {};
   for (const m of [...input.code.modules.values()].sort((a, b) => (a.relPath < b.relPath ? -1 : 1))) {
-    files.push(textFile(m.relPath, m.text, 'text/javascript'));
+    files.push(file(m.relPath, m.text, 'text/javascript'));
     modules[m.relPath] = { imports: m.imports.map(rel).sort() };
   }
-  for (const m of input.methods) files.push(textFile(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
-  files.sort((a, b) => ((a.path as string) < (b.path as string) ? -1 : 1));
+  for (const m of input.methods) files.push(file(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
+  files.sort((a, b) => (a.plain.path < b.plain.path ? -1 : 1));
 
   const agents: Record<string, unknown> = {};
   const summaryAgents: PackageSummary['agents'] = {};
@@ -98,13 +105,13 @@ export function assembleContent(
     agents,
     code: input.code.account,
     exports: resolution.exports,
-    files: files.map((f) => cache.fragment(f)),
+    files: files.map((f) => f.raw),
     imports: input.imports.imports.map((i) => i.record),
     interfaces: manifest.interfaces,
     methods: Object.fromEntries(
       [...input.methods]
         .sort((a, b) => (a.method.name < b.method.name ? -1 : 1))
-        .map((m) => [m.method.name, cache.fragment({ document: m.method.document, path: m.path, versionId: m.method.versionId })]),
+        .map((m) => [m.method.name, cache.memo(`method:${m.path}`, [m.text, m.method.versionId], () => fragmentOf({ document: m.method.document, path: m.path, versionId: m.method.versionId }))]),
     ),
     modules,
     plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
@@ -116,7 +123,7 @@ export function assembleContent(
   if (manifest.runtime !== undefined) content.runtime = manifest.runtime;
   return {
     content,
-    plain: { ...content, files, sources: plainSources },
+    plain: { ...content, files: files.map((f) => f.plain), sources: plainSources },
     summary: {
       name: manifest.name ?? '',
       agents: summaryAgents,
@@ -127,8 +134,14 @@ export function assembleContent(
   };
 }
 
-function textFile(path: string, text: string, mediaType: string): Record<string, unknown> {
-  return { digest: digestOf(text), mediaType, path, size: Buffer.byteLength(text, 'utf8'), text };
+interface FileEntry {
+  plain: { digest: string; mediaType: string; path: string; size: number; text: string };
+  raw: RawJson;
+}
+
+function fileEntry(path: string, text: string, mediaType: string): FileEntry {
+  const plain = { digest: digestOf(text), mediaType, path, size: Buffer.byteLength(text, 'utf8'), text };
+  return { plain, raw: fragmentOf(plain) };
 }
 
 function routineEntry(
@@ -136,7 +149,7 @@ function routineEntry(
   path: string,
   resolved: ResolvedRoutine | undefined,
   exported: boolean,
-  code: CodeAnalysis,
+  analysis: CodeAnalysis['routines'] extends Map<string, infer R> ? R | undefined : never,
   rel: (file: string) => string,
 ): Record<string, unknown> {
   const fm = routine.frontmatter;
@@ -173,7 +186,6 @@ function routineEntry(
     }
     if (resolved.template !== undefined) record.template = resolved.template;
   }
-  const analysis = routine.name === undefined ? undefined : code.routines.get(routine.name);
   if (routine.kind === 'code' && analysis) {
     record.code = { body: routine.body, imports: analysis.imports.map(rel).sort(), map: analysis.map };
   }

@@ -1,34 +1,39 @@
 import { canonicalJson, RawJson } from '../bundle/canonical-json.js';
-import { sha256Hex } from '../bundle/digest.js';
+import { Sweeper } from './sweeper.js';
 
 /**
- * Canonical JSON fragments of bundle entries, keyed by a digest of their plain JSON:
- * JSON.stringify is ~2.5× faster than canonical serialization, so an unchanged entry of a
- * rebuild costs one stringify and a hash, not a canonical serialization.
+ * Bundle entries built from their inputs, kept with their canonical JSON across builds. An
+ * entry is rebuilt only when one of its inputs is not the very object it was built from (the
+ * per-file caches hand out the same objects for unchanged files), so an unchanged entry of a
+ * rebuild costs a few identity checks, and a cold build serializes each entry exactly once.
  */
 export class FragmentCache {
-  private readonly fragments = new Map<string, RawJson>();
-  private live = new Set<string>();
+  private readonly entries = new Map<string, { inputs: readonly unknown[]; value: unknown }>();
+  private readonly live = new Sweeper();
   serialized = 0;
   reused = 0;
 
-  fragment(value: unknown): RawJson {
-    const key = sha256Hex(JSON.stringify(value));
-    this.live.add(key);
-    const hit = this.fragments.get(key);
-    if (hit) {
+  /** `make()`, or what it returned for the same `key` when every input is identical (`===`). */
+  memo<T>(key: string, inputs: readonly unknown[], make: () => T): T {
+    this.live.use(key);
+    const known = this.entries.get(key);
+    if (known && known.inputs.length === inputs.length && known.inputs.every((v, i) => v === inputs[i])) {
       this.reused++;
-      return hit;
+      return known.value as T;
     }
     this.serialized++;
-    const raw = new RawJson(canonicalJson(value));
-    this.fragments.set(key, raw);
-    return raw;
+    const value = make();
+    this.entries.set(key, { inputs, value });
+    return value;
   }
 
-  /** Drops fragments no build used since the last sweep. */
-  sweep(): void {
-    for (const key of this.fragments.keys()) if (!this.live.has(key)) this.fragments.delete(key);
-    this.live = new Set();
+  /** Drops entries the latest build of no root used. */
+  sweep(root: string): void {
+    this.live.sweep(root, this.entries);
   }
+}
+
+/** A value with its canonical text, spliced verbatim into the bundle. */
+export function fragmentOf(value: unknown): RawJson {
+  return new RawJson(canonicalJson(value));
 }

@@ -109,6 +109,8 @@ export function manifestForImport(file: string, host: CompilerHost): string | un
 export interface BuildMemo {
   /** The build of `manifest`, compiled on the first call since `clear`, which alone gets `first: true`. */
   build(manifest: string): { result: BuildResult; first: boolean };
+  /** `compiler.prepare` before the first `build` of `manifest` since `clear` (a no-op after it). */
+  prepare(manifest: string): Promise<void>;
   clear(): void;
 }
 
@@ -123,6 +125,7 @@ export function createBuildMemo(compiler: Compiler): BuildMemo {
       builds.set(manifest, result);
       return { result, first: true };
     },
+    prepare: (manifest) => (builds.has(manifest) ? Promise.resolve() : compiler.prepare(manifest)),
     clear: () => builds.clear(),
   };
 }

@@ -1,30 +1,52 @@
+import { Sweeper } from './sweeper.js';
 import { sha256Hex } from '../bundle/digest.js';
 import { checkSource, type CheckSourceResult } from '../routine/check-routine.js';
 
+export type CheckedSource = CheckSourceResult & { digest: string };
+
 /**
  * Per-file check results keyed by path and content digest: a rebuild after one edit
- * parses and checks only that file again. Counters let tests prove it.
+ * parses and checks only that file again. An unchanged file comes back as the same result
+ * object (later caches key on it), and bytes served by the read cache as the same object
+ * are not even hashed again. Counters let tests prove it.
  */
 export class SourceCache {
-  private readonly entries = new Map<string, { digest: string; result: CheckSourceResult }>();
+  private entries = new Map<string, { bytes: Uint8Array; result: CheckedSource }>();
+  private readonly live = new Sweeper();
   parsed = 0;
   reused = 0;
 
-  check(file: string, bytes: Uint8Array): CheckSourceResult & { digest: string } {
-    const digest = sha256Hex(bytes);
+  check(file: string, bytes: Uint8Array): CheckedSource {
+    this.live.use(file);
     const hit = this.entries.get(file);
-    if (hit && hit.digest === digest) {
+    if (hit && hit.bytes === bytes) {
       this.reused++;
-      return { ...hit.result, digest };
+      return hit.result;
+    }
+    const digest = sha256Hex(bytes);
+    if (hit && hit.result.digest === digest) {
+      this.reused++;
+      this.entries.set(file, { bytes, result: hit.result });
+      return hit.result;
     }
     this.parsed++;
-    const result = checkSource(file, bytes);
-    this.entries.set(file, { digest, result });
-    return { ...result, digest };
+    const result = { ...checkSource(file, bytes), digest };
+    this.entries.set(file, { bytes, result });
+    return result;
   }
 
-  /** Forgets files that no longer exist, so a long watch session does not grow without bound. */
-  retain(files: ReadonlySet<string>): void {
-    for (const file of this.entries.keys()) if (!files.has(file)) this.entries.delete(file);
+  has(file: string): boolean {
+    return this.entries.has(file);
+  }
+
+  /** A result computed elsewhere (a worker thread of a cold build) for exactly these bytes. */
+  prime(file: string, bytes: Uint8Array, result: CheckedSource): void {
+    this.parsed++;
+    this.entries.set(file, { bytes, result });
+  }
+
+  /** Forgets files the latest build of no root checked, so a long watch session does not grow without bound. */
+  sweep(root: string): void {
+    this.live.sweep(root, this.entries);
   }
 }

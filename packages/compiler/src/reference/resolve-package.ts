@@ -1,6 +1,6 @@
 import { sortDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { LineIndex } from '../diagnostics/line-index.js';
-import { Reporter, type Span } from '../diagnostics/reporter.js';
+import { captureReports, Reporter, type Span } from '../diagnostics/reporter.js';
 import { analyzeBody, type AnalyzedBody } from '../body/analyze-body.js';
 import { IncludeExpander, type Expansion, type TemplateSegment } from '../body/expand-includes.js';
 import { inputMayBeMissing } from '../body/template-path.js';
@@ -62,49 +62,161 @@ export interface PackageResolution {
   diagnostics: Diagnostic[];
 }
 
+type Named = RoutineSource & { name: string };
+
+/** One routine's share of resolution, with every diagnostic it produced, wherever that points. */
+interface Unit {
+  routine: Named;
+  /** Model and instructions bodies, names resolved (before includes are expanded). */
+  body: AnalyzedBody | undefined;
+  bodyDiagnostics: Diagnostic[];
+  resolved: ResolvedRoutine;
+  externals: string[];
+  ui: boolean;
+  expansion: Expansion | undefined;
+  selection: unknown;
+  calls: string[];
+  diagnostics: Diagnostic[];
+}
+
+/** What a package's previous resolution leaves for the next, per manifest. */
+interface State {
+  units: Map<string, Unit>;
+  bodies: Map<string, AnalyzedBody>;
+  expander: IncludeExpander;
+  /** Diagnostics of computing each source's expansion (included ones are computed once, for all includers). */
+  expansions: Map<string, Diagnostic[]>;
+  table: NameTable;
+  catalogGiven: boolean;
+  /** An include cycle or depth limit was reported: whose expansion reports it depends on the order, so resolve all again. */
+  orderDependent: boolean;
+}
+
+/**
+ * Keeps resolution across builds (one per compiler). A rebuild where only bodies of model and
+ * code routines changed (nothing else observes them: only instructions are included) resolves
+ * just those routines again and reuses every other routine's result and diagnostics; any other
+ * change resolves the whole package.
+ */
+export class ResolutionMemo {
+  readonly #states = new Map<string, State>();
+  readonly #signatures = new WeakMap<RoutineSource, string>();
+  resolved = 0;
+  reused = 0;
+
+  state(file: string): State | undefined {
+    return this.#states.get(file);
+  }
+
+  keep(file: string, state: State): void {
+    this.#states.set(file, state);
+  }
+
+  /** What other routines can observe of a routine: its kind, file and frontmatter, and the whole text of instructions. */
+  signature(routine: RoutineSource): string {
+    let known = this.#signatures.get(routine);
+    if (known === undefined) {
+      const shown = routine.kind === 'instructions' ? routine.text : routine.text.slice(0, routine.bodyStart);
+      known = `${routine.kind}\0${routine.file}\0${shown}`;
+      this.#signatures.set(routine, known);
+    }
+    return known;
+  }
+}
+
 /** The package-wide checks (REF, TOOL-6, NEXT-5, MISC-1..3, MAN-3, TPL) and what they derive. Never throws. */
-export function resolvePackage(input: PackageInput): PackageResolution {
+export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): PackageResolution {
   const ctx: ResolveContext = { table: input.table, catalogGiven: input.catalogGiven };
-  const manifest = new Reporter(input.manifest.file, input.manifest.lines);
-  const routines = input.routines
-    .filter((r): r is RoutineSource & { name: string } => r.name !== undefined)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const reporters = new Map(routines.map((r) => [r.name, new Reporter(r.file, r.lines)]));
-  const reporterOf = (r: RoutineSource & { name: string }): Reporter => reporters.get(r.name)!;
+  const routines = input.routines.filter((r): r is Named => r.name !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const previous = memo?.state(input.manifest.file);
+  const state = previous !== undefined && memo !== undefined && reusable(previous, routines, input, memo) ? previous : fresh(ctx);
+  state.table = input.table;
+  state.catalogGiven = input.catalogGiven;
 
-  const exports = resolvePublic(ctx, manifest, input.agents, input.exports);
-
-  const bodies = new Map<string, AnalyzedBody>();
+  // Bodies first: an include resolves against the analyzed body of what it names.
+  const changed: Named[] = [];
   for (const routine of routines) {
-    if (routine.kind === 'code') continue;
-    const reporter = reporterOf(routine);
-    bodies.set(
-      routine.name,
+    const unit = state.units.get(routine.name);
+    if (unit?.routine === routine) continue;
+    changed.push(routine);
+    state.expander.forget(routine.name);
+    state.expansions.delete(routine.name);
+    if (routine.kind === 'code') {
+      state.bodies.delete(routine.name);
+      continue;
+    }
+    const bodyDiagnostics: Diagnostic[] = [];
+    const reporter = new Reporter(routine.file, routine.lines);
+    const body = captureReports(bodyDiagnostics, () =>
       analyzeBody(ctx, routine.body, {
         namespace: namespaceOf(routine.name),
         site: (span) => ({ reporter, span: { start: routine.bodyStart + span.start, end: routine.bodyStart + span.end } }),
         resolveNames: true,
       }),
     );
+    state.bodies.set(routine.name, body);
+    state.units.set(routine.name, { routine, body, bodyDiagnostics } as Unit);
   }
-  const expander = new IncludeExpander(bodies, (alias, site) => {
-    const body = ctx.table.imports.get(alias)?.body;
-    return body === undefined ? undefined : analyzeBody(ctx, body, { namespace: undefined, site: () => site, resolveNames: false });
-  });
+  for (const routine of changed) {
+    const unit = state.units.get(routine.name) ?? ({ routine, body: undefined, bodyDiagnostics: [] } as unknown as Unit);
+    state.units.set(routine.name, resolveUnit(ctx, state, unit));
+  }
+  if (memo) {
+    memo.resolved += changed.length;
+    memo.reused += routines.length - changed.length;
+    memo.keep(input.manifest.file, state);
+  }
+  return summarize(ctx, state, routines, input);
+}
 
-  const resolved = new Map<string, ResolvedRoutine>();
-  const tools: string[] = [];
-  const readers: string[] = [];
-  const env: string[] = [];
-  const models: unknown[] = [];
-  const calls: string[] = [];
-  const rendered = new Set<string>();
-  const warned = new Set<string>();
-  let ui = false;
+function fresh(ctx: ResolveContext): State {
+  const bodies = new Map<string, AnalyzedBody>();
+  const expansions = new Map<string, Diagnostic[]>();
+  const expander = new IncludeExpander(
+    bodies,
+    (alias, site) => {
+      const body = ctx.table.imports.get(alias)?.body;
+      return body === undefined ? undefined : analyzeBody(ctx, body, { namespace: undefined, site: () => site, resolveNames: false });
+    },
+    (name, compute) => {
+      const into: Diagnostic[] = [];
+      expansions.set(name, into);
+      return captureReports(into, compute);
+    },
+  );
+  return { units: new Map(), bodies, expander, expansions, table: ctx.table, catalogGiven: ctx.catalogGiven, orderDependent: false };
+}
+
+/** Whether `previous` may be kept: the same names, imports and externals, and every changed routine observed by no other. */
+function reusable(previous: State, routines: readonly Named[], input: PackageInput, memo: ResolutionMemo): boolean {
+  if (previous.orderDependent || previous.catalogGiven !== input.catalogGiven || previous.units.size !== routines.length) return false;
+  if (!sameImports(previous.table, input.table)) return false;
   for (const routine of routines) {
-    const fm = resolveFrontmatter(ctx, routine, namespaceOf(routine.name), reporterOf(routine));
-    const expansion = routine.kind === 'code' ? undefined : expander.expand(routine.name);
-    const out: ResolvedRoutine = {
+    const unit = previous.units.get(routine.name);
+    if (unit === undefined) return false;
+    if (unit.routine === routine) continue;
+    if (routine.kind === 'instructions' || memo.signature(unit.routine) !== memo.signature(routine)) return false;
+  }
+  return true;
+}
+
+function sameImports(a: NameTable, b: NameTable): boolean {
+  if (a.imports.size !== b.imports.size || a.externals.size !== b.externals.size) return false;
+  for (const name of a.externals) if (!b.externals.has(name)) return false;
+  for (const [alias, value] of a.imports) {
+    const other = b.imports.get(alias);
+    if (other === undefined || other.kind !== value.kind || other.body !== value.body) return false;
+  }
+  return true;
+}
+
+function resolveUnit(ctx: ResolveContext, state: State, unit: Unit): Unit {
+  const routine = unit.routine;
+  const diagnostics: Diagnostic[] = [];
+  return captureReports(diagnostics, () => {
+    const fm = resolveFrontmatter(ctx, routine, namespaceOf(routine.name), new Reporter(routine.file, routine.lines));
+    const expansion = routine.kind === 'code' ? undefined : state.expander.expand(routine.name);
+    const resolved: ResolvedRoutine = {
       name: routine.name,
       tools: fm.tools,
       refs: sortTargets(fm.refs),
@@ -113,39 +225,71 @@ export function resolvePackage(input: PackageInput): PackageResolution {
       readers: expansion?.readers ?? [],
       env: expansion?.env ?? [],
     };
-    if (fm.next !== undefined) out.next = fm.next;
-    if (fm.nextInput !== undefined) out.nextInput = fm.nextInput;
-    if (fm.nextOutput !== undefined) out.nextOutput = fm.nextOutput;
-    if (fm.configure !== undefined) out.configure = fm.configure;
-    if (fm.route !== undefined) out.route = fm.route;
-    if (fm.summary !== undefined) out.summary = fm.summary;
-    if (expansion) out.template = expansion.segments;
-    resolved.set(routine.name, out);
+    if (fm.next !== undefined) resolved.next = fm.next;
+    if (fm.nextInput !== undefined) resolved.nextInput = fm.nextInput;
+    if (fm.nextOutput !== undefined) resolved.nextOutput = fm.nextOutput;
+    if (fm.configure !== undefined) resolved.configure = fm.configure;
+    if (fm.route !== undefined) resolved.route = fm.route;
+    if (fm.summary !== undefined) resolved.summary = fm.summary;
+    if (expansion) resolved.template = expansion.segments;
+    const model = routine.kind === 'model';
+    if (model && expansion) checkInputTemplates(routine, expansion, new Set());
+    if (diagnostics.some((d) => d.code === 'BP2203' || d.code === 'BP2205')) state.orderDependent = true;
+    return {
+      ...unit,
+      resolved,
+      externals: fm.externals,
+      ui: fm.ui,
+      expansion: model ? expansion : undefined,
+      selection: model ? modelSelection(routine) : undefined,
+      calls: model ? sessionCalls(routine) : [],
+      diagnostics,
+    };
+  });
+}
 
-    tools.push(...fm.externals);
-    ui ||= fm.ui;
+/** The package-wide results, from the units; what depends on all of them is computed every time. */
+function summarize(ctx: ResolveContext, state: State, routines: readonly Named[], input: PackageInput): PackageResolution {
+  const all: Diagnostic[] = [];
+  const manifest = new Reporter(input.manifest.file, input.manifest.lines);
+  const exports = captureReports(all, () => resolvePublic(ctx, manifest, input.agents, input.exports));
+  for (const d of state.expansions.values()) if (d.some((x) => x.code === 'BP2203' || x.code === 'BP2205')) state.orderDependent = true;
+
+  const resolved = new Map<string, ResolvedRoutine>();
+  const tools: string[] = [];
+  const readers: string[] = [];
+  const env: string[] = [];
+  const models: unknown[] = [];
+  const calls: string[] = [];
+  const rendered = new Set<string>();
+  let ui = false;
+  for (const routine of routines) {
+    const unit = state.units.get(routine.name)!;
+    resolved.set(routine.name, unit.resolved);
+    all.push(...unit.bodyDiagnostics, ...unit.diagnostics, ...(state.expansions.get(routine.name) ?? []));
+    tools.push(...unit.externals);
+    ui ||= unit.ui;
     if (routine.kind !== 'model') continue;
-    const selection = modelSelection(routine);
-    if (selection !== undefined) models.push(selection);
-    calls.push(...sessionCalls(routine));
-    if (!expansion) continue;
-    readers.push(...expansion.readers);
-    env.push(...expansion.env);
-    for (const name of expansion.includes) rendered.add(name);
-    checkInputTemplates(routine, expansion, warned);
+    if (unit.selection !== undefined) models.push(unit.selection);
+    calls.push(...unit.calls);
+    if (!unit.expansion) continue;
+    readers.push(...unit.expansion.readers);
+    env.push(...unit.expansion.env);
+    for (const name of unit.expansion.includes) rendered.add(name);
   }
 
   const exported = new Set(exports.flatMap((e) => (e.target.kind === 'source' ? [e.target.name] : [])));
   for (const name of exported) for (const included of resolved.get(name)?.includes ?? []) rendered.add(included);
-  for (const routine of routines) {
-    const first = bodies.get(routine.name)?.firstPath;
-    if (routine.kind !== 'instructions' || !first || rendered.has(routine.name) || exported.has(routine.name)) continue;
-    first.reporter.report('BP2222', first.span, `Unexpected runtime template in instructions \`${routine.name}\`, which no model routine includes, expected instructions included by a model routine`, {
-      hint: `runtime templates render only as part of a model routine's body: include \`{{${routine.name}}}\` in one, or export \`${routine.name}\` for importers`,
-    });
-  }
+  captureReports(all, () => {
+    for (const routine of routines) {
+      const first = state.bodies.get(routine.name)?.firstPath;
+      if (routine.kind !== 'instructions' || !first || rendered.has(routine.name) || exported.has(routine.name)) continue;
+      first.reporter.report('BP2222', first.span, `Unexpected runtime template in instructions \`${routine.name}\`, which no model routine includes, expected instructions included by a model routine`, {
+        hint: `runtime templates render only as part of a model routine's body: include \`{{${routine.name}}}\` in one, or export \`${routine.name}\` for importers`,
+      });
+    }
+  });
 
-  const diagnostics = sortDiagnostics([...manifest.diagnostics, ...[...reporters.values()].flatMap((r) => r.diagnostics)]);
   return {
     routines: resolved,
     exports,
@@ -157,7 +301,8 @@ export function resolvePackage(input: PackageInput): PackageResolution {
       ui,
       calls: sortedUnique(calls),
     },
-    diagnostics,
+    // Copies: a caller may rewrite a diagnostic (relative paths); the units are reused.
+    diagnostics: sortDiagnostics(all).map((d) => ({ ...d })),
   };
 }
 

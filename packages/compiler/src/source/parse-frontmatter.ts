@@ -80,6 +80,12 @@ const CONTROL_TOKENS = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]
  * deepest level opens.
  */
 function deepestNesting(yaml: string): { depth: number; at: number } {
+  // Lexing costs about as much as parsing: do it only when a cheap bound says it may matter.
+  return nestingBound(yaml) <= MAX_YAML_DEPTH ? { depth: 0, at: 0 } : lexedNesting(yaml);
+}
+
+/** `deepestNesting` from the lexer's tokens, always (exported for the test of `nestingBound`). */
+export function lexedNesting(yaml: string): { depth: number; at: number } {
   const indents: number[] = [];
   let flow = 0;
   let indicators = 0;
@@ -129,6 +135,39 @@ function deepestNesting(yaml: string): { depth: number; at: number } {
     if (depth > deepest.depth) deepest = { depth, at };
   }
   return deepest;
+}
+
+/**
+ * An upper bound of `deepestNesting`, in one pass over the characters: open indentation levels
+ * are at most the deepest indent plus one, the `-` and `?` indicators of a line at most its
+ * count of those characters, and open flow collections at most every `[` and `{` so far.
+ */
+export function nestingBound(yaml: string): number {
+  let maxIndent = 0;
+  let maxIndicators = 0;
+  let flows = 0;
+  let indent = 0;
+  let indicators = 0;
+  let leading = true;
+  for (let i = 0; i < yaml.length; i++) {
+    const c = yaml.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) {
+      if (indent > maxIndent) maxIndent = indent;
+      if (indicators > maxIndicators) maxIndicators = indicators;
+      indent = 0;
+      indicators = 0;
+      leading = true;
+      continue;
+    }
+    if (leading && (c === 0x20 || c === 0x09)) {
+      indent++;
+      continue;
+    }
+    leading = false;
+    if (c === 0x2d || c === 0x3f) indicators++;
+    else if (c === 0x5b || c === 0x7b) flows++;
+  }
+  return Math.max(maxIndent, indent) + 1 + Math.max(maxIndicators, indicators) + flows;
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

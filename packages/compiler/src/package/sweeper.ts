@@ -1,0 +1,20 @@
+/**
+ * Bounds a cache that lives across builds: keys used by the latest build of each root
+ * manifest stay, every other key goes. One compiler may build several packages in turn (a
+ * bundler importing two plugin.json files): building one must not evict the other's entries.
+ */
+export class Sweeper {
+  #current = new Set<string>();
+  readonly #roots = new Map<string, Set<string>>();
+
+  use(key: string): void {
+    this.#current.add(key);
+  }
+
+  sweep(root: string, entries: Map<string, unknown>): void {
+    this.#roots.set(root, this.#current);
+    this.#current = new Set();
+    const roots = [...this.#roots.values()];
+    for (const key of entries.keys()) if (!roots.some((used) => used.has(key))) entries.delete(key);
+  }
+}

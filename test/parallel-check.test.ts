@@ -1,0 +1,83 @@
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+// From dist, as the CLI and the plugins run it: the worker thread is the compiled check-worker.js.
+import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
+import { generatePackage } from '../bench/generate.mjs';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-parallel-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// Large enough that the worker has started before this thread has taken every file.
+const N = 500;
+
+function both() {
+  const parallel = createCompiler({ parallel: true, store: path.join(root, 'store') });
+  const serial = createCompiler({ parallel: false, store: path.join(root, 'store') });
+  return { parallel, serial };
+}
+
+describe('prepare on two threads', () => {
+  it('gives the same bundle, summary and diagnostics as a build on one thread', async () => {
+    const dir = path.join(root, 'gen');
+    generatePackage(dir, N);
+    const manifest = path.join(dir, 'plugin.json');
+    const { parallel, serial } = both();
+    await parallel.prepare(manifest);
+    await serial.prepare(manifest);
+    const a = parallel.build(manifest);
+    const b = serial.build(manifest);
+    // The worker really took part, and the build parsed nothing the worker or prepare had not.
+    expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
+    expect(serial.stats.sourcesFromWorker).toBe(0);
+    expect(parallel.stats.sourcesReused).toBe(N);
+    expect(parallel.stats.sourcesParsed).toBe(N);
+    expect(a.ok).toBe(true);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
+    expect(a.summary).toEqual(b.summary);
+    expect(a.diagnostics).toEqual(b.diagnostics);
+    expect(a.files).toEqual(b.files);
+  });
+
+  it('keeps positions and messages of broken sources exact, and rebuilds from the primed caches', async () => {
+    const dir = path.join(root, 'broken');
+    generatePackage(dir, N);
+    // Broken in the worker's half and in this thread's: a YAML error, a duplicate key, an unresolved include.
+    // Discovery is sorted: `aa` comes first (this thread), `zz` last (by then the worker's).
+    for (const where of ['aa/bad1', 'zz/bad2', 'zz/bad3']) {
+      mkdirSync(path.join(dir, 'routines', path.dirname(where)), { recursive: true });
+      writeFileSync(path.join(dir, `routines/${where}.md`), `---\nname: ${path.basename(where)}\ndescription: d\ndescription: e\ntitle: [\n---\nbody\n`);
+    }
+    // Every model routine resolves to a diagnostic, so the worker's results are positioned too.
+    for (let i = 0; i < N; i++) if (i % 10 !== 9) appendFileSync(path.join(dir, `routines/ns${i % 5}/model${i}.md`), '\n{{ nope }}\n');
+    const manifest = path.join(dir, 'plugin.json');
+    const { parallel, serial } = both();
+    await parallel.prepare(manifest);
+    const a = parallel.build(manifest);
+    const b = serial.build(manifest);
+    expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
+    expect(a.ok).toBe(false);
+    expect(a.diagnostics.filter((d) => d.code === 'BP2201')).toHaveLength(N - N / 10);
+    expect(a.diagnostics).toEqual(b.diagnostics);
+    // A second build of the primed compiler reads and parses nothing again.
+    const before = parallel.stats;
+    expect(parallel.build(manifest).diagnostics).toEqual(b.diagnostics);
+    expect(parallel.stats.sourcesParsed).toBe(before.sourcesParsed);
+  });
+
+  it('is a no-op for a host without stamps, and when turned off', async () => {
+    const dir = path.join(root, 'gen2');
+    generatePackage(dir, 100);
+    const manifest = path.join(dir, 'plugin.json');
+    const host: CompilerHost = { readFile: nodeHost.readFile, readdir: nodeHost.readdir, stat: nodeHost.stat, realpath: nodeHost.realpath };
+    const plain = createCompiler({ parallel: true, host });
+    await plain.prepare(manifest);
+    expect(plain.stats.sourcesFromWorker).toBe(0);
+    expect(plain.build(manifest).ok).toBe(true);
+    const off = createCompiler({ parallel: false });
+    await off.prepare(manifest);
+    expect(off.stats.sourcesFromWorker).toBe(0);
+    expect(off.stats.sourcesParsed).toBe(0);
+  });
+});
