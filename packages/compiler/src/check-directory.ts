@@ -49,8 +49,14 @@ export function checkNames(routines: readonly RoutineSource[]): Diagnostic[] {
   const byName = new Map<string, RoutineSource>();
   for (const routine of routines) {
     if (routine.name === undefined) continue;
-    const r = new Reporter(routine.file, routine.lines);
     const first = byName.get(routine.name);
+    const base = path.basename(routine.file, '.md');
+    const segment = finalSegment(routine.name);
+    if (!first && base === segment) {
+      byName.set(routine.name, routine);
+      continue;
+    }
+    const r = new Reporter(routine.file, routine.lines);
     if (first) {
       const firstPos = first.lines.position(first.nameSpan.start);
       r.report('BP1090', routine.nameSpan, `Unexpected second source named \`${routine.name}\`, expected each name once`, {
@@ -58,8 +64,6 @@ export function checkNames(routines: readonly RoutineSource[]): Diagnostic[] {
         related: [{ file: first.file, line: firstPos.line, column: firstPos.column, message: `\`${routine.name}\` is first declared here` }],
       });
     } else byName.set(routine.name, routine);
-    const base = path.basename(routine.file, '.md');
-    const segment = finalSegment(routine.name);
     if (base !== segment) {
       r.report('BP1091', routine.nameSpan, `Unexpected file name \`${path.basename(routine.file)}\` for \`${routine.name}\`, expected \`${segment}.md\``, {
         hint: 'the file name is only a convention, but matching it helps readers find the source',

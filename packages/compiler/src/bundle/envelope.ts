@@ -57,12 +57,14 @@ export function createBundle(
   const tailLength = TAIL_LENGTH;
   // A plain Uint8Array, not a Buffer: a caller's `bytes.slice()` must copy, as it does for a Uint8Array.
   const bytes = new Uint8Array(HEAD.length + contentLength + tailLength);
-  bytes.set(HEAD, 0);
+  // Buffer's write and copy over the same memory: native, and no view per piece.
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.set(HEAD, 0);
   let at = HEAD.length;
   for (const piece of pieces) {
-    if (typeof piece === 'string') at += encoder.encodeInto(piece, bytes.subarray(at)).written;
+    if (typeof piece === 'string') at += view.write(piece, at, 'utf8');
     else {
-      bytes.set(piece, at);
+      view.set(piece, at);
       at += piece.length;
     }
   }

@@ -134,11 +134,11 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
 /** One path per real file: the one without links if any, else the first in order. */
 function pickSources(files: Found[]): string[] {
   const byReal = new Map<string, Found>();
-  for (const f of [...files].sort(byPath)) {
+  for (const f of inOrder(files, byPath)) {
     const kept = byReal.get(f.real);
     if (!kept || (kept.linked && !f.linked)) byReal.set(f.real, f);
   }
-  return [...byReal.values()].map((f) => f.path).sort(compare);
+  return inOrder([...byReal.values()].map((f) => f.path), compare);
 }
 
 function isNestedPackage(host: CompilerHost, dir: string): boolean {
@@ -152,6 +152,12 @@ function atFile(file: string, code: Code, message: string, hint?: string): Diagn
 
 function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+}
+
+/** Sorted, without sorting what the walk already produced in order (the usual case). */
+function inOrder<T>(items: T[], order: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < items.length; i++) if (order(items[i - 1]!, items[i]!) > 0) return [...items].sort(order);
+  return items;
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

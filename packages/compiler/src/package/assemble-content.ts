@@ -65,31 +65,32 @@ export function assembleContent(
   const sources: Record<string, unknown> = {};
   const plainSources: Record<string, unknown> = {};
   const summaryRoutines: PackageSummary['routines'] = {};
-  for (const routine of [...input.routines].sort((a, b) => (a.name! < b.name! ? -1 : 1))) {
+  for (const routine of sortedBy(input.routines, (r) => r.name!)) {
     const name = routine.name!;
     const resolved = resolution.routines.get(name);
-    const path = rel(routine.file);
-    files.push(file(path, routine.text, 'text/markdown'));
     const exported = publicNames.has(name);
     const analysis = input.code.routines.get(name);
-    const { record, raw } = cache.memo(`source:${routine.file}`, [routine, path, resolved, exported, analysis, manifest.dir], () => {
+    // Everything one routine contributes, rebuilt only when one of its inputs is a new object.
+    const entry = cache.memo(`source:${routine.file}`, [routine, resolved, exported, analysis, manifest.dir], () => {
+      const path = rel(routine.file);
       const record = routineEntry(routine, path, resolved, exported, analysis, rel);
-      return { record, raw: fragmentOf(record) };
+      const summary: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
+      if (record.input !== undefined) summary.input = record.input;
+      if (record.output !== undefined) summary.output = record.output;
+      return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
     });
-    sources[name] = raw;
-    plainSources[name] = record;
-    const s: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
-    if (record.input !== undefined) s.input = record.input;
-    if (record.output !== undefined) s.output = record.output;
-    summaryRoutines[name] = s;
+    files.push(entry.file);
+    sources[name] = entry.raw;
+    plainSources[name] = entry.record;
+    summaryRoutines[name] = entry.summary;
   }
   const modules: Record<string, unknown> = {};
-  for (const m of [...input.code.modules.values()].sort((a, b) => (a.relPath < b.relPath ? -1 : 1))) {
+  for (const m of sortedBy([...input.code.modules.values()], (m) => m.relPath)) {
     files.push(file(m.relPath, m.text, 'text/javascript'));
     modules[m.relPath] = { imports: m.imports.map(rel).sort() };
   }
   for (const m of input.methods) files.push(file(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
-  files.sort((a, b) => (a.plain.path < b.plain.path ? -1 : 1));
+  const sortedFiles = sortedBy(files, (f) => f.plain.path);
 
   const agents: Record<string, unknown> = {};
   const summaryAgents: PackageSummary['agents'] = {};
@@ -105,7 +106,7 @@ export function assembleContent(
     agents,
     code: input.code.account,
     exports: resolution.exports,
-    files: files.map((f) => f.raw),
+    files: sortedFiles.map((f) => f.raw),
     imports: input.imports.imports.map((i) => i.record),
     interfaces: manifest.interfaces,
     methods: Object.fromEntries(
@@ -123,7 +124,7 @@ export function assembleContent(
   if (manifest.runtime !== undefined) content.runtime = manifest.runtime;
   return {
     content,
-    plain: { ...content, files: files.map((f) => f.plain), sources: plainSources },
+    plain: { ...content, files: sortedFiles.map((f) => f.plain), sources: plainSources },
     summary: {
       name: manifest.name ?? '',
       agents: summaryAgents,
@@ -132,6 +133,14 @@ export function assembleContent(
       requirements: resolution.requirements,
     },
   };
+}
+
+/** `items` ordered by `key` (distinct keys); the same array when it already is, as it mostly is on a rebuild. */
+function sortedBy<T>(items: readonly T[], key: (item: T) => string): readonly T[] {
+  for (let i = 1; i < items.length; i++) {
+    if (key(items[i - 1]!) > key(items[i]!)) return [...items].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  }
+  return items;
 }
 
 interface FileEntry {
