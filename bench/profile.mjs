@@ -118,7 +118,7 @@ function summarize(profile) {
 }
 
 const runs = [
-  profile('cli', [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', pkg, '--out-dir', path.join(out, 'dist')]),
+  profile('cli', [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', pkg, '--out-dir', path.join(out, 'dist'), '--no-cache']),
   profile('floor', [path.join(ROOT, 'bench/floor.mjs'), pkg, path.join(out, 'floor.json')]),
   profileRebuild(Number(opt('--rebuilds', 20))),
 ];

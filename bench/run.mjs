@@ -147,7 +147,9 @@ const put = (key, run, value) => ((raw[key] ??= [])[run] = value);
 const COLD = [
   ['startup', (s) => ['-e', '0']],
   ['floor', (s) => [path.join(BENCH, 'floor.mjs'), s.pkg, path.join(s.dir, 'out/floor.json')]],
-  ['cli', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli')]],
+  ['cli', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli'), '--no-cache']],
+  // Served from the persistent cache (primed by an unmeasured build just before), into an emptied out dir.
+  ['cli-warm', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli-warm')], { cwd: (s) => s.dir, prime: true }],
 ];
 const BUNDLERS = [
   ['rollup-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-plugin', s.entry, path.join(s.dir, 'out/rollup-plugin')]],
@@ -167,14 +169,19 @@ for (let run = 0; run < maxRuns; run++) {
     const s = setups.get(n);
     // The floor and the CLI are the references of the cold, bundler and rebuild ratios.
     const cold = [...(wants('cold') || wants('bundlers') || wants('watch') ? COLD : []), ...(wants('bundlers') ? BUNDLERS : [])];
-    for (const [name, args] of rotate(cold, run)) {
+    for (const [name, args, how] of rotate(cold, run)) {
       rmSync(path.join(s.dir, 'out', name), { recursive: true, force: true });
       mkdirSync(path.join(s.dir, 'out'), { recursive: true });
       try {
-        const r = node(args(s));
+        const cwd = how?.cwd?.(s) ?? ROOT;
+        if (how?.prime) {
+          node(args(s), { cwd });
+          rmSync(path.join(s.dir, 'out', name), { recursive: true, force: true });
+        }
+        const r = node(args(s), { cwd });
         put(`cold.${name}.${n}`, run, r.ms);
         put(`rss.${name}.${n}`, run, r.rssMB);
-        if (name !== 'startup' && name !== 'floor' && name !== 'cli') put(`inner.${name}.${n}`, run, lastJson(r.stdout));
+        if (name !== 'startup' && name !== 'floor' && name !== 'cli' && name !== 'cli-warm') put(`inner.${name}.${n}`, run, lastJson(r.stdout));
       } catch (error) {
         errors.push(`run ${run + 1}, N = ${n}, ${name}: ${error.message}`);
       }
@@ -248,6 +255,8 @@ for (const n of needsPackages ? options.ns : []) {
     figure('cold', 'cli', '`berrypack build` cold', n, 'ms', cli, [
       { against: 'floor', ratios: ratios(cli, floor), ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: 1.0 }, targetLabel: 'vs the floor' } : {}) },
     ]);
+    const warm = runsOf(`cold.cli-warm.${n}`);
+    figure('cold', 'cli-warm', '`berrypack build` warm: nothing changed, served from the persistent cache', n, 'ms', warm, [{ against: 'cold `berrypack build`', ratios: ratios(warm, cli) }]);
     const perRoutine = cli.map((x) => (x === undefined ? undefined : x / n));
     const perRoutineComparisons = [];
     if (n === 10000 && options.ns.includes(1000)) {

@@ -4,12 +4,12 @@ describe('public exports', () => {
   it('@berrypack/compiler exposes exactly this API', async () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
-      'BUNDLE_FORMAT', 'CODES', 'LineIndex', 'METHOD_FORMAT', 'RawJson', 'TrackingHost', 'bundleFileName', 'canonicalJson',
+      'AnswerRecorder', 'BUNDLE_FORMAT', 'CODES', 'LineIndex', 'METHOD_FORMAT', 'RawJson', 'TrackingHost', 'bundleFileName', 'canonicalJson',
       'checkDirectory', 'checkMethod', 'checkSource', 'codeFrame', 'createBuildMemo', 'createBundle', 'createCompiler', 'elementType', 'escapeChar', 'escapeLine',
       'evaluatePath', 'findPackageManifest', 'findPlaceholders', 'firstDifference', 'formatPath', 'hasErrors', 'isBerryImport',
-      'isBerryManifest', 'isMethodFile', 'loadBundleFile', 'manifestForImport', 'nodeHost', 'parseCatalog', 'parseSingularPath',
+      'isBerryManifest', 'isMethodFile', 'loadBundleFile', 'manifestForImport', 'nestingBound', 'nodeHost', 'parseCatalog', 'parseSingularPath',
       'readBundle', 'renderImportModule', 'renderPackageModule', 'renderRoutineModule', 'resolvePluginOptions', 'routineForFile',
-      'sortDiagnostics', 'writeBundle',
+      'sameAnswersOnDisk', 'sortDiagnostics', 'writeBundle',
     ]);
   });
   it('@berrypack/compiler/bundle is the runtime seam', async () => {

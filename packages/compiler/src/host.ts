@@ -129,17 +129,17 @@ export class ReadCache {
   }
 
   read(path: string): Uint8Array {
-    const { readStamped, stamp } = this.inner;
-    if (readStamped === undefined || stamp === undefined || !this.enabled) return this.inner.readFile(path);
+    const inner = this.inner;
+    if (inner.readStamped === undefined || inner.stamp === undefined || !this.enabled) return inner.readFile(path);
     this.#live.use(path);
     const known = this.#entries.get(path);
-    if (known !== undefined && stamp(path) === known.stamp) {
+    if (known !== undefined && inner.stamp(path) === known.stamp) {
       this.hits++;
       return known.bytes;
     }
     this.misses++;
     const started = Date.now();
-    const read = readStamped(path);
+    const read = inner.readStamped(path);
     if (read.stamp !== '' && !racy(read.changedAt, started)) this.#entries.set(path, { stamp: read.stamp, bytes: read.bytes });
     else this.#entries.delete(path);
     return read.bytes;
@@ -164,7 +164,7 @@ export class ReadCache {
  * tmpfs keep nanoseconds but follow the kernel's coarse clock (a few ms); a time on a whole
  * second comes from a file system that keeps seconds (or two, FAT), so the tick is taken as 2 s.
  */
-function racy(changedAt: number, started: number): boolean {
+export function racy(changedAt: number, started: number): boolean {
   const tick = changedAt % 1000 === 0 ? 2000 : 100;
   return changedAt > started - tick;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { AnswerRecorder, createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { BuildCache } from '../build-cache.js';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
 import { createColors } from '../output/colors.js';
@@ -13,6 +14,7 @@ import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compile
 
 export const BUILD_HELP = `Usage: berrypack build MANIFEST [--out-dir DIR] [--json | --format text|json|github]
                        [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N] [--watch]
+                       [--no-cache]
 
 Compiles the package of MANIFEST (a plugin.json or its directory) into
 DIR/<plugin-name>.<first 12 hex of id>.berry.json (default DIR: dist), resources into
@@ -22,6 +24,9 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
          printing \`rebuilt FILE ID\` when the bundle changes, or the problems and
          \`✖ N errors, waiting for changes\`; stops with exit 0 on Ctrl-C (SIGINT) or SIGTERM.
          With --json, one JSON object per build, each on its own line.
+--no-cache  compile even when node_modules/.cache/berrypack/builds holds a build whose
+         every input (each file read, by digest; each directory listing) is unchanged;
+         such a build is otherwise served from that cache, with the same bytes and messages.
 `;
 
 interface BuildSettings {
@@ -32,7 +37,7 @@ interface BuildSettings {
 }
 
 export function buildCommand(args: string[], io: CliIo): number | Promise<number> {
-  const { values, positionals } = parse(args, { 'out-dir': { type: 'string' }, version: { type: 'string' }, watch: { type: 'boolean' }, ...COMPILER_OPTIONS });
+  const { values, positionals } = parse(args, { 'out-dir': { type: 'string' }, version: { type: 'string' }, watch: { type: 'boolean' }, 'no-cache': { type: 'boolean' }, ...COMPILER_OPTIONS });
   if (values.help) {
     io.stdout.write(BUILD_HELP);
     return 0;
@@ -43,8 +48,22 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
   const manifest = resolveManifestArg(io.cwd, positionals[0]!);
   const settings: BuildSettings = { io, format, limit, outDir: path.resolve(io.cwd, stringOption(values, 'out-dir') ?? 'dist') };
   const version = stringOption(values, 'version');
+  const options = compilerOptions(io.cwd, values);
+  // A one-shot build is served from the persistent cache when nothing it read has changed.
+  const cache = values.watch === true || values['no-cache'] === true ? undefined : BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
+  const cached = cache?.lookup();
+  if (cached) {
+    const result: BuildResult = { ok: true, diagnostics: cached.diagnostics, bundle: cached.bundle, summary: undefined, files: [], directories: [] };
+    if (failed(result, settings)) {
+      printDiagnostics(io, format, result.diagnostics, { ok: false });
+      return 1;
+    }
+    printBuilt(settings, result, writeBundle(settings.outDir, cached.bundle), 'built', true);
+    return 0;
+  }
+  const recorder = cache ? new AnswerRecorder() : undefined;
   // One compiler for the whole session: a rebuild redoes only the files that changed.
-  const compiler = createCompiler(compilerOptions(io.cwd, values));
+  const compiler = createCompiler(recorder ? { ...options, host: recorder } : options);
   const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
   // A large package's sources are read and checked on two threads first (docs/performance.md).
   return compiler.prepare(manifest).then(() => {
@@ -55,6 +74,7 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
       return 1;
     }
     printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built');
+    if (cache && recorder) cache.store(result.bundle!, recorder.answers, result.diagnostics.filter((d) => d.severity !== 'error'));
     return 0;
   });
 }
@@ -63,11 +83,11 @@ function failed(result: BuildResult, settings: BuildSettings): boolean {
   return !result.ok || !result.bundle || (settings.limit !== undefined && count(result.diagnostics, 'warning') > settings.limit);
 }
 
-function printBuilt(settings: BuildSettings, result: BuildResult, file: string, verb: 'built' | 'rebuilt'): void {
+function printBuilt(settings: BuildSettings, result: BuildResult, file: string, verb: 'built' | 'rebuilt', cached = false): void {
   const { io, format } = settings;
   const shown = displayPath(file, io.cwd);
   const id = result.bundle!.id;
-  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
+  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown, ...(cached ? { cached: true } : {}) });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
     if (format === 'text') io.stdout.write(verb === 'built' ? `built ${safe(shown)}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`);

@@ -190,7 +190,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const preparing = new Map<string, Promise<void>>();
   let sourcesFromWorker = 0;
   async function prepare(manifest: string): Promise<void> {
-    if (!reads.enabled) return;
+    // The worker reads with Node's fs: only a compiler on the real file system may use it.
+    if (!reads.enabled || (options.host !== undefined && options.host !== nodeHost)) return;
     const host = new TrackingHost(options.host ?? nodeHost, reads);
     const file = realPath(host, path.resolve(manifest));
     if (checkRegularFile(host, file).status !== 'file') return;

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sameAnswersOnDisk, writeBundle, type BundleFile, type Diagnostic, type RecordedAnswer } from '@berrypack/compiler';
+
+const RECORD_FORMAT = 'berrypack-build-record/1';
+
+interface BuildRecord {
+  format: typeof RECORD_FORMAT;
+  key: string;
+  answers: RecordedAnswer[];
+  id: string;
+  fileName: string;
+  blobs: string[];
+  /** Warnings and notes of the build, printed again when it is served from the cache. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * The persistent cache of `berrypack build` (docs/performance.md): for a manifest and options,
+ * every file-system answer the last successful build depended on (reads by digest) and its
+ * bundle. A later build whose answers are all the same is served from it without compiling.
+ * Best effort: any problem with the cache is a miss, never an error.
+ */
+export class BuildCache {
+  readonly #record: string;
+  readonly #bundles: string;
+
+  private constructor(
+    dir: string,
+    readonly key: string,
+  ) {
+    this.#record = path.join(dir, 'records', `${key}.json`);
+    this.#bundles = path.join(dir, 'bundles');
+  }
+
+  /** Undefined when the running CLI is not the bundled one (its code could change unseen). */
+  static open(dir: string, inputs: unknown): BuildCache | undefined {
+    const code = codeStamp();
+    if (code === undefined) return undefined;
+    const key = createHash('sha256').update(JSON.stringify([RECORD_FORMAT, code, inputs])).digest('hex');
+    return new BuildCache(dir, key);
+  }
+
+  lookup(): { bundle: BundleFile; diagnostics: Diagnostic[] } | undefined {
+    const record = this.#read();
+    if (record === undefined || !sameAnswersOnDisk(record.answers)) return undefined;
+    const bundle = readCachedBundle(this.#bundles, record);
+    return bundle === undefined ? undefined : { bundle, diagnostics: record.diagnostics };
+  }
+
+  #read(): BuildRecord | undefined {
+    try {
+      const record = JSON.parse(readFileSync(this.#record, 'utf8')) as BuildRecord;
+      if (record.format !== RECORD_FORMAT || record.key !== this.key || !Array.isArray(record.answers) || !Array.isArray(record.blobs)) return undefined;
+      return record;
+    } catch {
+      return undefined;
+    }
+  }
+
+  store(bundle: BundleFile, answers: RecordedAnswer[], diagnostics: Diagnostic[]): void {
+    try {
+      // The bundle this key pointed at goes (blobs stay: they are small and shared by content).
+      const previous = this.#read();
+      if (previous !== undefined && previous.fileName !== bundle.fileName) rmSync(path.join(this.#bundles, path.basename(previous.fileName)), { force: true });
+      writeBundle(this.#bundles, bundle, { durable: false });
+      const record: BuildRecord = { format: RECORD_FORMAT, key: this.key, answers, id: bundle.id, fileName: bundle.fileName, blobs: [...bundle.blobs.keys()], diagnostics };
+      mkdirSync(path.dirname(this.#record), { recursive: true });
+      const temporary = `${this.#record}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(record));
+      renameSync(temporary, this.#record);
+    } catch {
+      // A cache that cannot be written only makes the next build a cold one.
+    }
+  }
+}
+
+/**
+ * The cached bundle and its blobs, checked cheaply: the file must be the envelope of its id
+ * (its content hashes to it) and each blob must hash to its name. Anything else is a miss.
+ */
+function readCachedBundle(dir: string, record: BuildRecord): BundleFile | undefined {
+  try {
+    const bytes = new Uint8Array(readFileSync(path.join(dir, path.basename(record.fileName))));
+    const head = '{"content":';
+    const tail = `,"format":"berrypack/1","id":"${record.id}"}`;
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (text.subarray(0, head.length).toString('latin1') !== head || text.subarray(text.length - tail.length).toString('latin1') !== tail) return undefined;
+    const digest = `sha256-${createHash('sha256').update(text.subarray(head.length, text.length - tail.length)).digest('hex')}`;
+    if (digest !== record.id) return undefined;
+    const blobs = new Map<string, Uint8Array>();
+    for (const hex of record.blobs) {
+      if (!/^[0-9a-f]{64}$/.test(hex)) return undefined;
+      const blob = new Uint8Array(readFileSync(path.join(dir, 'blobs', 'sha256', hex)));
+      if (createHash('sha256').update(blob).digest('hex') !== hex) return undefined;
+      blobs.set(hex, blob);
+    }
+    let decoded: string | undefined;
+    return {
+      id: record.id,
+      fileName: record.fileName,
+      bytes,
+      get text() {
+        return (decoded ??= text.toString('utf8'));
+      },
+      blobs,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Size and time of the bundled CLI (dist/berrypack.mjs) this code runs from; undefined when unbundled. */
+function codeStamp(): string | undefined {
+  const file = fileURLToPath(import.meta.url);
+  if (path.basename(file) !== 'berrypack.mjs') return undefined;
+  try {
+    const s = statSync(file);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
