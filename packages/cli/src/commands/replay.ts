@@ -5,9 +5,10 @@ import { outputFormat, parse, stringOption } from '../options.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { COMPILER_OPTIONS } from './compiler-options.js';
-import { loadTarget, summarize } from './run.js';
+import { limitFlags, loadTarget, summarize, targetLimits } from './run.js';
 
-export const REPLAY_HELP = `Usage: berrypack replay JOURNAL [--bundle BUNDLE_OR_MANIFEST] [--execution ID] [--json]
+export const REPLAY_HELP = `Usage: berrypack replay JOURNAL [--bundle BUNDLE_OR_MANIFEST] [--execution ID]
+                        [--timeout MS] [--memory MB] [--json]
 
 Re-runs a recorded execution from its journal (written by \`berrypack run --journal\`): code runs
 again, every model decision and external tool call gets its recorded outcome and is not
@@ -15,18 +16,28 @@ dispatched again. Reports the first divergence (a different call at the same pos
 different outcome), a missing recorded outcome, or an incomplete recording (a journal without
 the execution's \`end\` entry, cut short by a crash: replayed up to where it ends, reported as
 incomplete-recording). Without --bundle, the bundle or manifest the run recorded is used.
-Without --execution, the journal's last execution is replayed.
-Exit 0 when the replay matches the journal, 1 when it does not, 2 on usage errors.
+Without --execution, the journal's last execution is replayed. Code runs under the limits
+\`run\` would use: runtime.yaml beside the bundle or manifest, overridden by --timeout and
+--memory (give the run's flags again).
+Exit 0 when the replay matches the journal, 1 when it does not (or runtime.yaml is invalid),
+2 on usage errors.
 `;
 
 export async function replayCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, { bundle: { type: 'string' }, execution: { type: 'string' }, ...COMPILER_OPTIONS });
+  const { values, positionals } = parse(args, {
+    bundle: { type: 'string' },
+    execution: { type: 'string' },
+    timeout: { type: 'string' },
+    memory: { type: 'string' },
+    ...COMPILER_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(REPLAY_HELP);
     return 0;
   }
   const json = outputFormat(values) === 'json';
   if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one JOURNAL (see berrypack replay --help)`);
+  const flags = limitFlags(values);
   let entries: JournalEntry[];
   try {
     entries = readJournal(path.resolve(io.cwd, positionals[0]!));
@@ -43,8 +54,10 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   if (bundleArg === undefined) throw new UsageError('Missing --bundle, expected the bundle or manifest of the recorded run (the journal does not name one)');
   const loaded = await loadTarget(io.cwd, bundleArg, values);
   if ('failed' in loaded) return fail(io, json, loaded.failed.error!.code, loaded.failed.error!.message);
+  const limits = targetLimits(io.cwd, loaded, flags);
+  if ('failed' in limits) return fail(io, json, limits.failed.code, limits.failed.message);
 
-  const runtime = createRuntime();
+  const runtime = createRuntime({ limits });
   try {
     let report: ReplayReport;
     try {

@@ -16,6 +16,7 @@ import {
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
+import { readRuntimeYaml } from '../runtime-yaml.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
@@ -30,7 +31,11 @@ responses by routine name ({"routine": [{"output": …} | {"text": …} | {"tool
 --journal appends every recorded call to FILE (JSONL) for \`berrypack replay\`. --grant grants
 a name to the preparation; the CLI supplies no external tools, so only the built-in reader
 runtime.context.read can be used that way.
-Exit 0 when the run completed, 1 when it failed or the bundle did not load, 2 on usage errors.
+Limits: runtime.yaml beside the manifest or the bundle file (a \`limits\` mapping of timeoutMs,
+cpuMs, memoryBytes, outputBytes, calls, steps, concurrency to positive integers), overridden
+by --timeout and --memory; the runtime's defaults fill the rest.
+Exit 0 when the run completed, 1 when it failed, the bundle did not load or runtime.yaml is
+invalid, 2 on usage errors.
 `;
 
 /** `run --json` (CONTRACTS.md): exactly these keys; `output` only when completed, `error` only when failed. */
@@ -106,16 +111,14 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   if ((agent === undefined) === (exported === undefined)) throw new UsageError('Unexpected arguments, expected exactly one of --agent ID or --export NAME');
   const input = readInput(io.cwd, stringOption(values, 'input'));
   const script = readScript(io.cwd, stringOption(values, 'script'));
-  const limits: Partial<RuntimeLimits> = {};
-  const timeout = positiveInteger(stringOption(values, 'timeout'), '--timeout');
-  const memory = positiveInteger(stringOption(values, 'memory'), '--memory');
-  if (timeout !== undefined) limits.timeoutMs = timeout;
-  if (memory !== undefined) limits.memoryBytes = memory * 1024 * 1024;
+  const flags = limitFlags(values);
   const env = readEnv(values['env']);
   const journalFile = stringOption(values, 'journal');
 
   const loaded = await loadTarget(io.cwd, positionals[0]!, values);
   if ('failed' in loaded) return print(io, json, loaded.failed);
+  const limits = targetLimits(io.cwd, loaded, flags);
+  if ('failed' in limits) return print(io, json, failedReport(null, loaded.diagnostics, limits.failed));
 
   const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}) });
   try {
@@ -143,6 +146,27 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** `--timeout MS` and `--memory MB` as limits (run and replay take both). */
+export function limitFlags(values: ParsedArgs['values']): Partial<RuntimeLimits> {
+  const limits: Partial<RuntimeLimits> = {};
+  const timeout = positiveInteger(stringOption(values, 'timeout'), '--timeout');
+  const memory = positiveInteger(stringOption(values, 'memory'), '--memory');
+  if (timeout !== undefined) limits.timeoutMs = timeout;
+  if (memory !== undefined) limits.memoryBytes = memory * 1024 * 1024;
+  return limits;
+}
+
+/**
+ * The limits of a run of `loaded`: runtime.yaml beside its manifest or bundle file, overridden
+ * by the flags; the runtime's defaults fill the rest. An invalid runtime.yaml fails the run
+ * (`invalid-runtime-yaml`, its message starting with file:line:column).
+ */
+export function targetLimits(cwd: string, loaded: LoadedTarget, flags: Partial<RuntimeLimits>): Partial<RuntimeLimits> | { failed: { code: string; message: string } } {
+  const settings = readRuntimeYaml(path.dirname(loaded.source.path), cwd);
+  if (!settings.ok) return { failed: settings.error };
+  return { ...settings.limits, ...flags };
 }
 
 function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {

@@ -1,0 +1,212 @@
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseRuntimeYaml } from '../packages/cli/src/runtime-yaml.js';
+import { berrypack, ROOT } from './support/cli.js';
+
+// runtime.yaml beside a manifest or a bundle file: its `limits` for `run` and `replay`
+// (docs/runtime.md, "runtime.yaml"). Every package here is a real one on disk.
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-runtime-yaml-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+// The routines of fixtures/runtime/flow, in packages of their own (that one also requires external tools).
+const STEP = readFileSync(path.join(ROOT, 'fixtures/runtime/flow/routines/loop/step.md'), 'utf8');
+const SPIN = readFileSync(path.join(ROOT, 'fixtures/runtime/flow/routines/probe/spin.md'), 'utf8');
+
+/** A package in `tmp/name` exporting loop.step (ten calls for limit 10) or probe.spin. */
+function pkg(name: string, routine: 'loop.step' | 'probe.spin', runtimeYaml?: string): string {
+  const dir = path.join(tmp, name);
+  mkdirSync(path.join(dir, 'routines'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'plugin.json'),
+    JSON.stringify({
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: `yaml.${name}`,
+      version: '1',
+      extensions: { 'ai.strawberry.berry': { sources: 'routines', exports: [routine] } },
+    }),
+  );
+  writeFileSync(path.join(dir, 'routines', routine === 'loop.step' ? 'step.md' : 'spin.md'), routine === 'loop.step' ? STEP : SPIN);
+  if (runtimeYaml !== undefined) writeFileSync(path.join(dir, 'runtime.yaml'), runtimeYaml);
+  return dir;
+}
+
+interface RunJson {
+  executionId: string | null;
+  status: 'completed' | 'failed';
+  calls: unknown[];
+  output?: unknown;
+  error?: { code: string; message: string };
+}
+
+function run(args: string[]): { code: number | null; json: RunJson; stderr: string } {
+  const r = berrypack(['run', ...args, '--json'], { cwd: tmp });
+  return { code: r.code, json: JSON.parse(r.stdout) as RunJson, stderr: r.stderr };
+}
+
+const LOOP = ['--export', 'loop.step', '--input', '{"n":0,"limit":10}'];
+
+describe('runtime.yaml beside the manifest (berrypack run)', () => {
+  it('runs with the defaults when there is no runtime.yaml', () => {
+    pkg('plain', 'loop.step');
+    const r = run(['plain', ...LOOP]);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ status: 'completed', output: { n: 10, state: 'done' } });
+  });
+
+  it('lowers `calls`: the run fails limit-calls, exit 1', () => {
+    pkg('few-calls', 'loop.step', '# fewer calls than the loop makes\nlimits:\n  calls: 3\n');
+    const r = run(['few-calls/plugin.json', ...LOOP]);
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ status: 'failed', error: { code: 'limit-calls' } });
+    expect(r.json.executionId).toMatch(/^exec-/);
+  });
+
+  it('lowers the timeout: a spinning routine fails timeout, not limit-cpu', () => {
+    pkg('short', 'probe.spin', 'limits: {timeoutMs: 300}\n');
+    const r = run(['short', '--export', 'probe.spin']);
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+  });
+
+  it('is overridden by --timeout and --memory, limit by limit', () => {
+    // The flag replaces timeoutMs; cpuMs still comes from the file.
+    pkg('flagged', 'probe.spin', 'limits:\n  timeoutMs: 300\n  cpuMs: 800\n');
+    const spun = run(['flagged', '--export', 'probe.spin', '--timeout', '60000']);
+    expect(spun.code).toBe(1);
+    expect(spun.json.error?.code).toBe('limit-cpu');
+
+    // One byte does not even hold the input; --memory 64 (MiB) wins.
+    pkg('tight', 'loop.step', 'limits:\n  memoryBytes: 1\n');
+    expect(run(['tight', ...LOOP]).json.error?.code).toBe('limit-memory');
+    const roomy = run(['tight', ...LOOP, '--memory', '64']);
+    expect(roomy.code).toBe(0);
+    expect(roomy.json.status).toBe('completed');
+  });
+
+  it('refuses a malformed runtime.yaml with file:line:column, exit 1, before any execution', () => {
+    pkg('typo', 'loop.step', 'limits:\n  calls: 5\n  timout: 100\n');
+    const r = run(['typo', ...LOOP]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('');
+    expect(r.json).toEqual({
+      executionId: null,
+      status: 'failed',
+      diagnostics: [],
+      calls: [],
+      error: { code: 'invalid-runtime-yaml', message: 'typo/runtime.yaml:3:3: Unexpected limit `timout`, expected one of timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency' },
+    });
+
+    pkg('broken', 'loop.step', 'limits: {calls: 3\n');
+    const text = berrypack(['run', 'broken', ...LOOP], { cwd: tmp });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toMatch(/^✖ invalid-runtime-yaml: broken\/runtime\.yaml:\d+:\d+: YAML syntax error: /);
+    expect(text.stdout).toMatch(/\nfailed · 0 calls · no execution\n$/);
+  });
+
+  it('still exits 2 for a bad flag, whatever runtime.yaml says', () => {
+    pkg('flag-usage', 'loop.step', 'limits: {calls: 3}\n');
+    const r = berrypack(['run', 'flag-usage', ...LOOP, '--memory', '0'], { cwd: tmp });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^berrypack run: Unexpected --memory 0, expected a positive integer\n$/);
+  });
+});
+
+describe('runtime.yaml beside a bundle file', () => {
+  it('is read from the bundle file\'s directory', () => {
+    pkg('to-bundle', 'loop.step');
+    const built = berrypack(['build', 'to-bundle', '--out-dir', 'bundled', '--json'], { cwd: tmp });
+    expect(built.code).toBe(0);
+    const bundle = (JSON.parse(built.stdout) as { file: string }).file;
+    expect(run([bundle, ...LOOP]).json.status).toBe('completed');
+    writeFileSync(path.join(tmp, 'bundled', 'runtime.yaml'), 'limits:\n  steps: 2\n');
+    const r = run([bundle, ...LOOP]);
+    expect(r.code).toBe(1);
+    expect(r.json.error?.code).toBe('limit-steps');
+  });
+});
+
+describe('runtime.yaml and berrypack replay', () => {
+  it('replays under the same limits as the run, and refuses a malformed file the same way', () => {
+    const dir = pkg('replayed', 'loop.step', 'limits: {calls: 3}\n');
+    const journal = path.join(tmp, 'replayed.jsonl');
+    expect(berrypack(['run', 'replayed', ...LOOP, '--journal', journal], { cwd: tmp }).code).toBe(1);
+    const same = berrypack(['replay', journal, '--json'], { cwd: tmp });
+    expect(same.code).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ matches: true, status: 'failed', error: { code: 'limit-calls' } });
+
+    // Under the defaults the replay makes the call the run was refused: a divergence.
+    rmSync(path.join(dir, 'runtime.yaml'));
+    const defaults = berrypack(['replay', journal, '--json'], { cwd: tmp });
+    expect(defaults.code).toBe(1);
+    expect(JSON.parse(defaults.stdout)).toMatchObject({ matches: false, error: { code: 'non-determinism' } });
+
+    writeFileSync(path.join(dir, 'runtime.yaml'), 'limits: {calls: -3}\n');
+    const bad = berrypack(['replay', journal, '--json'], { cwd: tmp });
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toEqual({ matches: false, error: { code: 'invalid-runtime-yaml', message: 'replayed/runtime.yaml:1:17: Unexpected -3 as limits.calls, expected a positive integer (calls)' } });
+  });
+});
+
+describe('docs/runtime.md', () => {
+  it('runs the runtime.yaml example as written and prints what the doc says', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/runtime.md'), 'utf8');
+    const fence = /```[a-z]*\n([\s\S]*?)\n```/g;
+    fence.lastIndex = doc.indexOf('<!-- example: runtime-yaml -->');
+    expect(fence.lastIndex).toBeGreaterThan(0);
+    const [yaml, command, printed] = [fence.exec(doc)![1]!, fence.exec(doc)![1]!, fence.exec(doc)![1]!];
+    expect(parseRuntimeYaml(yaml, 'runtime.yaml')).toEqual({ ok: true, limits: { timeoutMs: 10_000, steps: 1 } });
+    expect(command).toContain('npx berrypack run /tmp/notebook --agent notebook');
+    const notebook = path.join(tmp, 'notebook');
+    cpSync(path.join(ROOT, 'fixtures/notebook'), notebook, { recursive: true });
+    const args = ['run', notebook, '--agent', 'notebook', '--input', '{"message":"Note: buy oat milk."}', '--script', path.join(ROOT, 'fixtures/runtime/scripts/notebook.json')];
+    expect(berrypack(args).stdout).toMatch(/^"Saved your note; /);
+    writeFileSync(path.join(notebook, 'runtime.yaml'), `${yaml}\n`);
+    const r = berrypack(args);
+    expect(r.code).toBe(1);
+    expect(r.stdout.replace(/exec-[0-9a-f-]{36}/, 'exec-…')).toBe(`${printed}\n`);
+  });
+});
+
+describe('parseRuntimeYaml', () => {
+  const refused = (text: string): string => {
+    const r = parseRuntimeYaml(text, 'runtime.yaml');
+    if (r.ok) throw new Error(`accepted ${JSON.stringify(text)}`);
+    return r.error.message;
+  };
+
+  it('reads every limit, in the units of createRuntime({limits})', () => {
+    const text = 'limits:\n  timeoutMs: 10000\n  cpuMs: 2000\n  memoryBytes: 33554432\n  outputBytes: 1048576\n  calls: 50\n  steps: 20\n  concurrency: 2\n';
+    expect(parseRuntimeYaml(text, 'runtime.yaml')).toEqual({
+      ok: true,
+      limits: { timeoutMs: 10_000, cpuMs: 2_000, memoryBytes: 33_554_432, outputBytes: 1_048_576, calls: 50, steps: 20, concurrency: 2 },
+    });
+    expect(parseRuntimeYaml('limits: {}\n', 'runtime.yaml')).toEqual({ ok: true, limits: {} });
+    expect(parseRuntimeYaml('# only limits\nlimits: {calls: 9} # nine\n', 'runtime.yaml')).toEqual({ ok: true, limits: { calls: 9 } });
+    expect(parseRuntimeYaml('\ufefflimits:\r\n  steps: 4\r\n', 'runtime.yaml')).toEqual({ ok: true, limits: { steps: 4 } });
+  });
+
+  it('refuses, with line and column, anything else', () => {
+    expect(refused('')).toBe('runtime.yaml:1:1: Unexpected empty value in runtime.yaml, expected a mapping with `limits`');
+    expect(refused('- limits\n')).toBe('runtime.yaml:1:1: Unexpected list in runtime.yaml, expected a mapping with `limits`');
+    expect(refused('limits: {calls: 3}\nmodels: {}\n')).toBe('runtime.yaml:2:1: Unexpected `models` in runtime.yaml, expected only `limits` (no other runtime setting is read)');
+    expect(refused('limits:\n')).toBe('runtime.yaml:1:1: Unexpected empty value as `limits`, expected a mapping of limits (timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency)');
+    expect(refused('limits: [calls]\n')).toMatch(/^runtime\.yaml:1:9: Unexpected list as `limits`/);
+    expect(refused('\ufefflimits: {callz: 1}\r\n')).toMatch(/^runtime\.yaml:1:10: Unexpected limit `callz`/);
+    expect(refused('limits:\n  timeout: 30s\n')).toMatch(/^runtime\.yaml:2:3: Unexpected limit `timeout`, expected one of timeoutMs, /);
+    expect(refused('limits:\n  timeoutMs: 30s\n')).toBe('runtime.yaml:2:14: Unexpected "30s" as limits.timeoutMs, expected a positive integer (milliseconds)');
+    expect(refused('limits:\n  timeoutMs: "3000"\n')).toMatch(/^runtime\.yaml:2:14: Unexpected "3000" as limits\.timeoutMs/);
+    expect(refused('limits:\n  calls: 0\n')).toBe('runtime.yaml:2:10: Unexpected 0 as limits.calls, expected a positive integer (calls)');
+    expect(refused('limits:\n  memoryBytes: 1.5\n')).toMatch(/^runtime\.yaml:2:16: Unexpected 1\.5 as limits\.memoryBytes, expected a positive integer \(bytes\)$/);
+    expect(refused('limits:\n  steps: .inf\n')).toMatch(/^runtime\.yaml:2:10: Unexpected Infinity as limits\.steps/);
+    expect(refused('limits:\n  steps:\n')).toMatch(/^runtime\.yaml:2:3: Unexpected empty value as limits\.steps/);
+    expect(refused('limits:\n  calls: 3\n  calls: 4\n')).toMatch(/^runtime\.yaml:3:3: YAML syntax error: Map keys must be unique/);
+    expect(refused('a: &x 3\nlimits:\n  calls: *x\n')).toMatch(/^runtime\.yaml:1:1: Unexpected `a` in runtime\.yaml/);
+    expect(refused('limits:\n  steps: &x 3\n  calls: *x\n')).toBe('runtime.yaml:3:10: Unexpected alias as limits.calls, expected a positive integer (calls)');
+    expect(refused('limits:\n  calls: !int 3\n')).toMatch(/^runtime\.yaml:2:10: YAML syntax error: /);
+    expect(refused('limits: {calls: 3}\n---\nlimits: {calls: 4}\n')).toMatch(/^runtime\.yaml:\d+:\d+: YAML syntax error: /);
+    expect(refused(`limits: ${'['.repeat(2_000)}`)).toMatch(/^runtime\.yaml:1:1: Unexpected nesting deeper than 256 levels/);
+  });
+});
