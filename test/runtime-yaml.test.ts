@@ -90,12 +90,14 @@ describe('runtime.yaml beside the manifest (berrypack run)', () => {
     const r = run(['typo', ...LOOP]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
+    const message = 'Unexpected limit `timout`, expected one of timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency';
     expect(r.json).toEqual({
       executionId: null,
       status: 'failed',
-      diagnostics: [],
+      // A diagnostic like any input's: code, rule, file, line and column.
+      diagnostics: [{ code: 'BP9010', rule: 'RUN-4', severity: 'error', message, file: 'typo/runtime.yaml', line: 3, column: 3, endLine: 3, endColumn: 4 }],
       calls: [],
-      error: { code: 'invalid-runtime-yaml', message: 'typo/runtime.yaml:3:3: Unexpected limit `timout`, expected one of timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency' },
+      error: { code: 'invalid-runtime-yaml', message: `typo/runtime.yaml:3:3: ${message}` },
     });
 
     pkg('broken', 'loop.step', 'limits: {calls: 3\n');

@@ -13,7 +13,7 @@ export const INVALID_RUNTIME_YAML = 'invalid-runtime-yaml';
 
 export type RuntimeYamlResult =
   | { ok: true; limits: Partial<RuntimeLimits>; /** The file read; absent when there is none. */ file?: string }
-  | { ok: false; error: { code: string; message: string }; location: { file: string; line?: number; column?: number } };
+  | { ok: false; error: { code: string; message: string }; location: { file: string; line?: number; column?: number }; detail: string };
 
 /** A runtime.yaml of mostly comments is a few hundred bytes; anything this large is not one. */
 const MAX_BYTES = 64 * 1024;
@@ -115,7 +115,7 @@ export function parseRuntimeYaml(source: string, file: string): RuntimeYamlResul
 
 function refuse(location: { file: string; line?: number; column?: number }, message: string): RuntimeYamlResult {
   const where = location.line === undefined ? location.file : `${location.file}:${location.line}:${location.column}`;
-  return { ok: false, error: { code: INVALID_RUNTIME_YAML, message: `${where}: ${message}` }, location };
+  return { ok: false, error: { code: INVALID_RUNTIME_YAML, message: `${where}: ${message}` }, location, detail: message };
 }
 
 function describe(node: YamlNode | null): string {

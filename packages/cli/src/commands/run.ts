@@ -16,7 +16,8 @@ import {
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
-import { readRuntimeYaml } from '../runtime-yaml.js';
+import { displayPath } from '../paths.js';
+import { readRuntimeYaml, RUNTIME_YAML } from '../runtime-yaml.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
@@ -118,7 +119,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const loaded = await loadTarget(io.cwd, positionals[0]!, values);
   if ('failed' in loaded) return print(io, json, loaded.failed);
   const limits = targetLimits(io.cwd, loaded, flags);
-  if ('failed' in limits) return print(io, json, failedReport(null, loaded.diagnostics, limits.failed));
+  if ('failed' in limits) return print(io, json, failedReport(null, [...loaded.diagnostics, limits.diagnostic], limits.failed));
 
   const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}) });
   try {
@@ -163,9 +164,15 @@ export function limitFlags(values: ParsedArgs['values']): Partial<RuntimeLimits>
  * by the flags; the runtime's defaults fill the rest. An invalid runtime.yaml fails the run
  * (`invalid-runtime-yaml`, its message starting with file:line:column).
  */
-export function targetLimits(cwd: string, loaded: LoadedTarget, flags: Partial<RuntimeLimits>): Partial<RuntimeLimits> | { failed: { code: string; message: string } } {
+export function targetLimits(cwd: string, loaded: LoadedTarget, flags: Partial<RuntimeLimits>): Partial<RuntimeLimits> | { failed: { code: string; message: string }; diagnostic: Diagnostic } {
   const settings = readRuntimeYaml(path.dirname(loaded.source.path), cwd);
-  if (!settings.ok) return { failed: settings.error };
+  if (!settings.ok) {
+    // The same problem as a diagnostic (BP9010), positioned in the file like any other input's.
+    const line = settings.location.line ?? 1;
+    const column = settings.location.column ?? 1;
+    const diagnostic: Diagnostic = { code: 'BP9010', rule: 'RUN-4', severity: 'error', message: settings.detail, file: displayPath(path.join(path.dirname(loaded.source.path), RUNTIME_YAML), cwd), line, column, endLine: line, endColumn: column + 1 };
+    return { failed: settings.error, diagnostic };
+  }
   return { ...settings.limits, ...flags };
 }
 
