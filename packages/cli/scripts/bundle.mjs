@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Bundles the CLI and the compiler into dist/berrypack.mjs, which the bin shim loads when it is
-// at least as new as dist/index.js: one file instead of about 130 ES modules saves some 40 ms of
-// every `berrypack` run on Node 20 (no compile cache), a tenth of a cold build of 1,000 routines
-// (docs/performance.md). Third-party packages and the runtime (its sandbox worker is a file of
-// its own) stay external, so they resolve from node_modules as before.
-import { readFileSync } from 'node:fs';
+// Bundles the CLI and the compiler into dist/bundle/ (berrypack.js and the chunks of the commands
+// it loads lazily), which the bin shim loads when it is at least as new as dist/index.js: a few
+// files instead of about 130 ES modules. Splitting keeps each command's imports with it, so
+// `build` never loads the runtime. Third-party packages and the runtime (its sandbox worker is a
+// file of its own) stay external, so they resolve from node_modules as before.
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -13,11 +13,15 @@ const manifest = (p) => JSON.parse(readFileSync(new URL(p, import.meta.url), 'ut
 const compiler = manifest('../../compiler/package.json');
 const external = ['@berrypack/runtime', ...Object.keys(compiler.dependencies ?? {})];
 
+// Old chunks would pile up: their names carry their content's hash.
+rmSync(new URL('../dist/bundle', import.meta.url), { recursive: true, force: true });
+
 await build({
   absWorkingDir: dir,
-  entryPoints: ['dist/index.js'],
-  outfile: 'dist/berrypack.mjs',
+  entryPoints: { berrypack: 'dist/index.js' },
+  outdir: 'dist/bundle',
   bundle: true,
+  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',

@@ -112,12 +112,15 @@ function readCachedBundle(dir: string, record: BuildRecord): BundleFile | undefi
   }
 }
 
-/** Size and time of the bundled CLI (dist/berrypack.mjs) this code runs from; undefined when unbundled. */
+/**
+ * Size and time of the bundled CLI's entry (dist/bundle/berrypack.js, rewritten with every
+ * chunk by each bundling) beside the chunk this code runs from; undefined when unbundled.
+ */
 function codeStamp(): string | undefined {
-  const file = fileURLToPath(import.meta.url);
-  if (path.basename(file) !== 'berrypack.mjs') return undefined;
+  const here = fileURLToPath(import.meta.url);
+  if (path.basename(path.dirname(here)) !== 'bundle') return undefined;
   try {
-    const s = statSync(file);
+    const s = statSync(path.join(path.dirname(here), 'berrypack.js'));
     return `${s.size}:${s.mtimeMs}`;
   } catch {
     return undefined;
