@@ -16,7 +16,7 @@ export function outputDirectory(options: BuildOptions): string | undefined {
  * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
  * Returns the errors to report (nowhere to write, a failed write).
  */
-export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions, durable = true): PartialMessage[] {
+export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions, durable = true, superseded?: Map<string, string>): PartialMessage[] {
   if (bundles.length === 0) return [];
   const dir = outputDirectory(options);
   if (dir === undefined) {
@@ -31,7 +31,13 @@ export function emitBundles(bundles: readonly BundleFile[], result: BuildResult,
     for (const [file, contents] of files) result.outputFiles?.push(outputFile(file, contents));
   } else {
     try {
-      for (const bundle of bundles) writeBundle(dir, bundle, { durable });
+      for (const bundle of bundles) {
+        // A rebuild (not durable) takes over the bundle it supersedes (same package, same out
+        // dir), so a watch session leaves one bundle per package rather than one per edit.
+        const key = `${dir}\0${packageOf(bundle.fileName)}`;
+        writeBundle(dir, bundle, { durable, replaces: durable ? undefined : superseded?.get(key) });
+        superseded?.set(key, bundle.fileName);
+      }
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       return [{ pluginName: PLUGIN_NAME, text: `Unexpected ${reason} writing the bundle to ${dir}` }];
@@ -45,6 +51,11 @@ export function emitBundles(bundles: readonly BundleFile[], result: BuildResult,
     }
   }
   return [];
+}
+
+/** `<plugin-name>` of `<plugin-name>.<12 hex>.berry.json`. */
+function packageOf(fileName: string): string {
+  return fileName.replace(/\.[0-9a-f]{12}\.berry\.json$/, '');
 }
 
 function outputFile(file: string, contents: Uint8Array): OutputFile {

@@ -55,8 +55,10 @@ export function berrypack(options?: Options): Plugin {
       // Per build: a package imported through its manifest and a routine compiles once.
       const builds = createBuildMemo(compiler);
       const bundles = new Map<string, BundleFile>();
-      // Rebuilds of a context (watch mode, `rebuild()`) write without fsync; the renames stay atomic.
+      // Rebuilds of a context (watch mode, `rebuild()`) write without fsync (the renames stay
+      // atomic) and take over the bundle of the package they supersede.
       let started = 0;
+      const superseded = new Map<string, string>();
       build.onStart(() => {
         started++;
         builds.clear();
@@ -95,7 +97,7 @@ export function berrypack(options?: Options): Plugin {
       build.onEnd((result) => {
         // Nothing is written for a failed build, whichever plugin or file failed it.
         if (result.errors.length > 0) return undefined;
-        return { errors: emitBundles([...bundles.values()], result, build.initialOptions, started <= 1) };
+        return { errors: emitBundles([...bundles.values()], result, build.initialOptions, started <= 1, superseded) };
       });
     },
   };

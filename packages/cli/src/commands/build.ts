@@ -98,6 +98,7 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
 function watch(settings: BuildSettings, manifest: string, build: () => BuildResult): Promise<number> {
   const { io, format, outDir } = settings;
   let last: { ok: boolean; id?: string } | undefined;
+  let written: string | undefined;
   if (io.stderr.isTTY) io.stderr.write('watching for changes (Ctrl-C to stop)\n');
   return watchBuild({
     fallback: { files: [manifest], directories: [] },
@@ -107,8 +108,9 @@ function watch(settings: BuildSettings, manifest: string, build: () => BuildResu
         printFailure(result.diagnostics);
         last = { ok: false };
       } else {
-        // Rebuilds skip fsync (docs/performance.md): the rename is still atomic.
-        const file = writeBundle(outDir, result.bundle!, { durable: last === undefined });
+        // Rebuilds skip fsync (the rename is still atomic) and take over the bundle they supersede.
+        const file = writeBundle(outDir, result.bundle!, { durable: last === undefined, replaces: written });
+        written = result.bundle!.fileName;
         // An event that leaves the bundle as it was (a save without changes) prints nothing.
         if (last === undefined || !last.ok || last.id !== result.bundle!.id) printBuilt(settings, result, file, last === undefined ? 'built' : 'rebuilt');
         last = { ok: true, id: result.bundle!.id };

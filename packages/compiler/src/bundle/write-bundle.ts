@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSha256Hex } from './digest.js';
@@ -19,9 +19,15 @@ import { readBundle, type ReadBundleResult } from './read-bundle.js';
  * a killed build still leaves no partial file; only a power loss could, and the loader refuses
  * a torn bundle (its id is its digest).
  *
+ * With `replaces` (the file name of the bundle this one supersedes in `outDir`, in a watch
+ * session), that older bundle is taken over: renamed to the temporary name and overwritten in
+ * place, so a session leaves one bundle rather than one per edit, and the write reuses the old
+ * file's blocks (on the machine of docs/performance.md a new 4.6 MB file costs about 10 ms, an
+ * overwrite under 1 ms). A name that is not a bundle's, or a file that is gone, is ignored.
+ *
  * @returns the bundle file's absolute path.
  */
-export function writeBundle(outDir: string, bundle: BundleFile, options: { durable?: boolean } = {}): string {
+export function writeBundle(outDir: string, bundle: BundleFile, options: { durable?: boolean; replaces?: string | undefined } = {}): string {
   const durable = options.durable ?? true;
   // A hand-made BundleFile must not write outside outDir.
   if (path.basename(bundle.fileName) !== bundle.fileName || bundle.fileName.includes('\\') || !bundle.fileName.endsWith('.berry.json')) {
@@ -39,7 +45,9 @@ export function writeBundle(outDir: string, bundle: BundleFile, options: { durab
     if (durable) syncDirectory(blobDir);
   }
   const file = path.join(dir, bundle.fileName);
-  writeFileAtomic(file, bundle.bytes, durable);
+  const old = options.replaces;
+  const recycled = old !== undefined && old !== bundle.fileName && path.basename(old) === old && old.endsWith('.berry.json') ? path.join(dir, old) : undefined;
+  writeFileAtomic(file, bundle.bytes, durable, recycled);
   if (durable) syncDirectory(dir);
   return file;
 }
@@ -92,16 +100,18 @@ function readRegularFile(file: string): Uint8Array {
   }
 }
 
-function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean): void {
+function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean, recycle?: string): void {
   if (holdsBytes(target, bytes)) return;
   // Dot-prefixed, so discovery and globs pass over it; the random part keeps two concurrent
   // builds (turbo runs packages in parallel) from sharing a temporary file.
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {
-    fd = openSync(temporary, 'wx');
+    fd = recycle !== undefined ? takeOver(recycle, temporary) : undefined;
+    fd ??= openSync(temporary, 'wx');
     let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written);
+    if (recycle !== undefined) ftruncateSync(fd, bytes.length);
     // Without it a crash after the rename can leave an empty file under the final name.
     if (durable) fsyncSync(fd);
     closeSync(fd);
@@ -121,6 +131,24 @@ function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean): v
       // Same: report the failure that stopped the write.
     }
     throw error;
+  }
+}
+
+/** The regular file `old`, renamed to `temporary` and opened for writing over; undefined when it cannot be. */
+function takeOver(old: string, temporary: string): number | undefined {
+  try {
+    // Another hard link would see the new bytes too: such a file is left alone.
+    const s = lstatSync(old);
+    if (!s.isFile() || s.nlink !== 1) return undefined;
+    renameSync(old, temporary);
+  } catch {
+    return undefined;
+  }
+  try {
+    return openSync(temporary, constants.O_WRONLY);
+  } catch {
+    rmSync(temporary, { force: true });
+    return undefined;
   }
 }
 
