@@ -23,6 +23,8 @@ export interface CompilerHost {
    */
   readStamped?(path: string): { bytes: Uint8Array; stamp: string; changedAt: number };
   stamp?(path: string): string | undefined;
+  /** Optional: the stamp of a directory (its listing changes its times), undefined when not a directory. */
+  dirStamp?(path: string): { stamp: string; changedAt: number } | undefined;
 }
 
 function stampOf(s: Stats): string {
@@ -74,6 +76,15 @@ export const nodeHost: CompilerHost = {
     const s = statSync(p, { throwIfNoEntry: false });
     return s?.isFile() ? stampOf(s) : undefined;
   },
+  dirStamp: (p) => {
+    let s: Stats | undefined;
+    try {
+      s = statSync(p, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    return s?.isDirectory() ? { stamp: stampOf(s), changedAt: Math.max(s.mtimeMs, s.ctimeMs) } : undefined;
+  },
 };
 
 /** Wraps a host and records every file and directory it was asked about, for watch mode. */
@@ -96,15 +107,40 @@ export class TrackingHost implements CompilerHost {
     return this.inner.readdir(path);
   }
 
+  // One build asks about the same paths many times (each importer of a module, each replayed
+  // analysis): it gets one answer per path, which is also one consistent view of the disk.
+  readonly #stats = new Map<string, { kind: 'file' | 'directory' | 'other'; size: number } | undefined>();
+  readonly #reals = new Map<string, string | { error: unknown }>();
+
   stat(path: string): { kind: 'file' | 'directory' | 'other'; size: number } | undefined {
-    const s = this.inner.stat(path);
+    let s = this.#stats.get(path);
+    if (s === undefined && !this.#stats.has(path)) {
+      s = this.inner.stat(path);
+      this.#stats.set(path, s);
+    }
     // A missing file matters to a watcher too: creating it must trigger a rebuild.
     if (s?.kind !== 'directory') this.files.add(path);
     return s;
   }
 
   realpath(path: string): string {
-    return this.inner.realpath(path);
+    let real = this.#reals.get(path);
+    if (real === undefined) {
+      try {
+        real = this.inner.realpath(path);
+      } catch (error) {
+        real = { error };
+      }
+      this.#reals.set(path, real);
+    }
+    if (typeof real !== 'string') throw real.error;
+    return real;
+  }
+
+  dirStamp(path: string): { stamp: string; changedAt: number } | undefined {
+    // Checking a directory's stamp stands for listing it: a watcher must still see it.
+    this.directories.add(path);
+    return this.inner.dirStamp?.(path);
   }
 }
 

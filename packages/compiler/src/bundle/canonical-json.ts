@@ -14,13 +14,26 @@
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
  */
 export class RawJson {
+  #prefix = '';
   #bytes: Uint8Array | undefined;
 
   constructor(readonly text: string) {}
 
   /** The text in UTF-8, encoded once: a rebuild copies unchanged fragments' bytes instead of encoding them again. */
   get bytes(): Uint8Array {
-    return (this.#bytes ??= Buffer.from(this.text, 'utf8'));
+    return this.prefixed('');
+  }
+
+  /**
+   * `prefix` (the `,` or `,"key":` before it in its container) and the text, in UTF-8. One
+   * encoding is kept, for the last prefix asked: a fragment sits at one place in a bundle.
+   */
+  prefixed(prefix: string): Uint8Array {
+    if (this.#bytes === undefined || this.#prefix !== prefix) {
+      this.#bytes = Buffer.from(prefix + this.text, 'utf8');
+      this.#prefix = prefix;
+    }
+    return this.#bytes;
   }
 
   /** The canonical text of `value`, kept for splicing. */
@@ -111,8 +124,14 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
   if (Array.isArray(value)) {
     out.push('[');
     for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      // A fragment carries its separator in its cached bytes: one piece, nothing to encode.
+      if (item instanceof RawJson) {
+        out.push(item.prefixed(i > 0 ? ',' : ''));
+        continue;
+      }
       if (i > 0) out.push(',');
-      piecesOf(value[i], out);
+      piecesOf(item, out);
     }
     out.push(']');
     return;
@@ -128,8 +147,13 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
       out.push(canonicalJson(value));
       return;
     }
-    out.push(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
-    piecesOf(object[key], out);
+    const child = object[key];
+    const prefix = `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`;
+    if (child instanceof RawJson) out.push(child.prefixed(prefix));
+    else {
+      out.push(prefix);
+      piecesOf(child, out);
+    }
   }
   out.push('}');
 }

@@ -17,6 +17,7 @@ import { resolveImports, type CompiledImport } from './resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './regular-file.js';
 import { checkInParallel } from './check-pool.js';
 import { SourceCache } from './source-cache.js';
+import { DiscoveryCache } from './discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
@@ -93,6 +94,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const reads = new ReadCache(options.host ?? nodeHost);
   const codeRoutines = new RoutineCodeCache();
   const resolutions = new ResolutionMemo();
+  const discoveries = new DiscoveryCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
   function buildPackage(manifestFile: string, host: TrackingHost, stack: readonly string[], buildOptions: BuildOptions, session: Map<string, PackageBuild>): PackageBuild {
@@ -112,7 +114,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const manifest = read.manifest;
     if (!manifest) return { diagnostics, manifest: undefined, result: undefined };
 
-    const discovery = discoverSources(manifest, host);
+    const discovery = discoveries.discover(manifest, bytes, host);
     diagnostics.push(...discovery.diagnostics);
     const routines: RoutineSource[] = [];
     const methods: CompiledMethodFile[] = [];
@@ -223,7 +225,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       const file = realPath(host, path.resolve(manifest));
       const built = buildPackage(file, host, [], buildOptions, new Map());
       // What this build did not use is dropped: a long watch session stays bounded.
-      for (const cache of [reads, sources, codeRoutines, fragments]) cache.sweep(file);
+      for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = built.result !== undefined && !hasErrors(diagnostics);
       return {

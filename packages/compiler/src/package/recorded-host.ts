@@ -1,10 +1,10 @@
-import type { CompilerHost, EntryKind } from '../host.js';
+import { racy, type CompilerHost, type EntryKind } from '../host.js';
 
 /** One answer of the host, as a memoized computation saw it. */
 type Recorded =
   | { op: 'read'; path: string; bytes: Uint8Array | undefined }
   | { op: 'stat'; path: string; answer: string }
-  | { op: 'readdir'; path: string; answer: string }
+  | { op: 'readdir'; path: string; answer: string; stamp: string }
   | { op: 'realpath'; path: string; answer: string };
 
 /**
@@ -29,14 +29,22 @@ export class RecordingHost implements CompilerHost {
   }
 
   readdir(path: string): { name: string; kind: EntryKind }[] {
+    // The directory's stamp before the listing: a later check may trust it instead of listing again.
+    const started = Date.now();
+    const before = this.inner.dirStamp?.(path);
+    const stamp = before !== undefined && !racy(before.changedAt, started) ? before.stamp : '';
     try {
       const entries = this.inner.readdir(path);
-      this.log.push({ op: 'readdir', path, answer: JSON.stringify(entries) });
+      this.log.push({ op: 'readdir', path, answer: JSON.stringify(entries), stamp });
       return entries;
     } catch (error) {
-      this.log.push({ op: 'readdir', path, answer: '!' });
+      this.log.push({ op: 'readdir', path, answer: '!', stamp: '' });
       throw error;
     }
+  }
+
+  dirStamp(path: string): { stamp: string; changedAt: number } | undefined {
+    return this.inner.dirStamp?.(path);
   }
 
   stat(path: string): { kind: 'file' | 'directory' | 'other'; size: number } | undefined {
@@ -78,6 +86,7 @@ export function sameAnswers(log: readonly Recorded[], host: CompilerHost): boole
       const s = host.stat(r.path);
       if ((s === undefined ? '' : `${s.kind}:${s.size}`) !== r.answer) return false;
     } else if (r.op === 'readdir') {
+      if (r.stamp !== '' && host.dirStamp?.(r.path)?.stamp === r.stamp) continue;
       let answer: string;
       try {
         answer = JSON.stringify(host.readdir(r.path));
