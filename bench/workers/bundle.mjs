@@ -14,7 +14,8 @@ let importMs;
 let outputs = 0;
 
 async function plugin(pkg) {
-  return (await import(pathToFileURL(path.join(ROOT, 'packages', pkg, 'dist/index.js')).href)).default;
+  // As users load it: the package's entry (the bundle when it is fresh, scripts/bundle.mjs).
+  return (await import(`@berrypack/${pkg}`)).default;
 }
 
 switch (tool) {

@@ -37,7 +37,8 @@ function edit(kind) {
 }
 
 async function plugin(pkg) {
-  return (await import(pathToFileURL(path.join(ROOT, 'packages', pkg, 'dist/index.js')).href)).default;
+  // As users load it: the package's entry (the bundle when it is fresh, scripts/bundle.mjs).
+  return (await import(`@berrypack/${pkg}`)).default;
 }
 
 /** The bundle file a plugin build wrote: its name carries the first 12 hex of the id. */

@@ -22,12 +22,17 @@ interface WorkerResult {
  * the (synchronous) build that follows finds them there. Best effort: a worker that cannot
  * start or fails leaves its files to the build, which reads and checks them as usual.
  */
+/** Whether a worker thread may be used at all (before listing any file): the option, the worker script, an idle core. */
+export function parallelAllowed(parallel?: boolean): boolean {
+  if (parallel === false || workerScript() === undefined) return false;
+  return parallel === true || secondCoreIdle();
+}
+
 /** @returns how many files the worker thread checked. */
 export async function checkInParallel(files: readonly string[], host: CompilerHost, reads: ReadCache, sources: SourceCache, parallel?: boolean): Promise<number> {
-  if (parallel === false || files.length === 0) return 0;
-  const script = workerScript();
-  if (script === undefined) return 0;
-  if (parallel === undefined && !(files.length >= PARALLEL_MIN_SOURCES && secondCoreIdle())) return 0;
+  if (!parallelAllowed(parallel) || files.length === 0) return 0;
+  if (parallel === undefined && files.length < PARALLEL_MIN_SOURCES) return 0;
+  const script = workerScript()!;
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const started = Date.now();
   let worker: Worker;

@@ -15,7 +15,7 @@ import { assembleContent, FragmentCache, type PackageSummary } from './assemble-
 import { analyzeCode, RoutineCodeCache } from './analyze-code.js';
 import { resolveImports, type CompiledImport } from './resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './regular-file.js';
-import { checkInParallel } from './check-pool.js';
+import { checkInParallel, parallelAllowed } from './check-pool.js';
 import { SourceCache } from './source-cache.js';
 import { DiscoveryCache } from './discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
@@ -192,19 +192,23 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const preparing = new Map<string, Promise<void>>();
   let sourcesFromWorker = 0;
   async function prepare(manifest: string): Promise<void> {
-    // The worker reads with Node's fs: only a compiler on the real file system may use it.
-    if (!reads.enabled || (options.host !== undefined && options.host !== nodeHost)) return;
+    // The worker reads with Node's fs: only a compiler on the real file system may use it. Decided
+    // before anything is read, so a build that will not use it pays nothing here.
+    if (!reads.enabled || (options.host !== undefined && options.host !== nodeHost) || !parallelAllowed(options.parallel)) return;
     const host = new TrackingHost(options.host ?? nodeHost, reads);
     const file = realPath(host, path.resolve(manifest));
     if (checkRegularFile(host, file).status !== 'file') return;
     let read: ReturnType<typeof readManifest>;
+    let bytes: Uint8Array;
     try {
-      read = readManifest(file, host.readFile(file));
+      bytes = host.readFile(file);
+      read = readManifest(file, bytes);
     } catch {
       return;
     }
     if (!read.manifest) return;
-    const files = discoverSources(read.manifest, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
+    // Through the discovery cache: the build that follows finds the listing there.
+    const files = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
     sourcesFromWorker += await checkInParallel(files, host, reads, sources, options.parallel);
   }
 
