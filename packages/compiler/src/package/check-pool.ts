@@ -1,12 +1,9 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LineIndex } from '../diagnostics/line-index.js';
 import type { CompilerHost, ReadCache } from '../host.js';
 import type { CheckedSource, SourceCache } from './source-cache.js';
 
-/** Below this many sources a second thread costs more to start (about 50–100 ms) than it saves. */
-export const PARALLEL_MIN_SOURCES = 400;
 
 interface WorkerResult {
   file: string;
@@ -22,16 +19,19 @@ interface WorkerResult {
  * the (synchronous) build that follows finds them there. Best effort: a worker that cannot
  * start or fails leaves its files to the build, which reads and checks them as usual.
  */
-/** Whether a worker thread may be used at all (before listing any file): the option, the worker script, an idle core. */
+/**
+ * Whether a worker thread may be used at all (before listing any file): only when asked for
+ * (`parallel: true`) and the worker script is there. Not by default: measured on 2 cores, the
+ * main thread's deserializing of the worker's located trees costs about what parsing them does,
+ * so two threads took 20 % longer at 1,000 sources and as long at 10,000 (docs/performance.md).
+ */
 export function parallelAllowed(parallel?: boolean): boolean {
-  if (parallel === false || workerScript() === undefined) return false;
-  return parallel === true || secondCoreIdle();
+  return parallel === true && workerScript() !== undefined;
 }
 
 /** @returns how many files the worker thread checked. */
 export async function checkInParallel(files: readonly string[], host: CompilerHost, reads: ReadCache, sources: SourceCache, parallel?: boolean): Promise<number> {
   if (!parallelAllowed(parallel) || files.length === 0) return 0;
-  if (parallel === undefined && files.length < PARALLEL_MIN_SOURCES) return 0;
   const script = workerScript()!;
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const started = Date.now();
@@ -69,18 +69,6 @@ export async function checkInParallel(files: readonly string[], host: CompilerHo
     sources.prime(r.file, r.bytes, r.checked);
   }
   return received.length;
-}
-
-/**
- * Whether another core is free now: on a machine busy with other builds the two threads only
- * take turns on one core and the worker's start-up is lost (measured: 30–50 % slower at a load
- * of 2 on 2 cores). Windows reports no load average, so there it is assumed free.
- */
-function secondCoreIdle(): boolean {
-  const cores = availableParallelism();
-  if (cores < 2) return false;
-  const [load = 0] = loadavg();
-  return load <= cores - 1;
 }
 
 /** The compiled worker beside this module; absent when running from sources (tests) or a bundle without it. */

@@ -32,8 +32,8 @@ export interface CompilerOptions {
   /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
   store?: string;
   /**
-   * Whether `prepare` reads and checks sources on a second thread: true always, false never,
-   * default when the package has at least 400 sources and another core is idle.
+   * `prepare` reads and checks sources on a second thread only with `true` (default off: on the
+   * 2-core machine of docs/performance.md it was not faster).
    */
   parallel?: boolean;
 }
@@ -75,9 +75,9 @@ export interface CompilerStats {
 export interface Compiler {
   build(manifest: string, options?: BuildOptions): BuildResult;
   /**
-   * Optional, before the first `build` of a large package: reads and checks its sources on two
-   * threads at once and keeps the results for `build`, which then only assembles. A no-op for
-   * packages below a few hundred sources, sources already cached, or a host without stamps.
+   * Optional, before the first `build`: with `parallel: true`, reads and checks the package's
+   * sources on two threads at once and keeps the results for `build`, which then only
+   * assembles. A no-op otherwise, for sources already cached, and for a custom host.
    */
   prepare(manifest: string): Promise<void>;
   readonly stats: CompilerStats;
