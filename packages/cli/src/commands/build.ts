@@ -87,10 +87,11 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
   const { io, format } = settings;
   const shown = displayPath(file, io.cwd);
   const id = result.bundle!.id;
-  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown, ...(cached ? { cached: true } : {}) });
+  // JSON keeps exactly the shape of CONTRACTS.md; only the text says where the bundle came from.
+  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
-    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${safe(shown)}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`);
+    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${safe(shown)}${cached ? ' (from the cache)' : ''}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`);
   }
 }
 
