@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sameAnswersOnDisk, writeBundle, type BundleFile, type Diagnostic, type RecordedAnswer } from '@berrypack/compiler';
+import { BUNDLE_FORMAT, sha256Hex } from '@berrypack/compiler/bundle';
 
 const RECORD_FORMAT = 'berrypack-build-record/1';
 
@@ -39,7 +39,7 @@ export class BuildCache {
   static open(dir: string, inputs: unknown): BuildCache | undefined {
     const code = codeStamp();
     if (code === undefined) return undefined;
-    const key = createHash('sha256').update(JSON.stringify([RECORD_FORMAT, code, inputs])).digest('hex');
+    const key = sha256Hex(JSON.stringify([RECORD_FORMAT, code, inputs]));
     return new BuildCache(dir, key);
   }
 
@@ -84,17 +84,18 @@ export class BuildCache {
 function readCachedBundle(dir: string, record: BuildRecord): BundleFile | undefined {
   try {
     const bytes = new Uint8Array(readFileSync(path.join(dir, path.basename(record.fileName))));
-    const head = '{"content":';
-    const tail = `,"format":"berrypack/1","id":"${record.id}"}`;
+    // The envelope createBundle writes for this id: its head, a content that hashes to the id,
+    // its tail. Not parsed: these are bytes berrypack wrote itself, only a change must be noticed.
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const head = '{"content":';
+    const tail = `,"format":"${BUNDLE_FORMAT}","id":"${record.id}"}`;
     if (text.subarray(0, head.length).toString('latin1') !== head || text.subarray(text.length - tail.length).toString('latin1') !== tail) return undefined;
-    const digest = `sha256-${createHash('sha256').update(text.subarray(head.length, text.length - tail.length)).digest('hex')}`;
-    if (digest !== record.id) return undefined;
+    if (`sha256-${sha256Hex(text.subarray(head.length, text.length - tail.length))}` !== record.id) return undefined;
     const blobs = new Map<string, Uint8Array>();
     for (const hex of record.blobs) {
       if (!/^[0-9a-f]{64}$/.test(hex)) return undefined;
       const blob = new Uint8Array(readFileSync(path.join(dir, 'blobs', 'sha256', hex)));
-      if (createHash('sha256').update(blob).digest('hex') !== hex) return undefined;
+      if (sha256Hex(blob) !== hex) return undefined;
       blobs.set(hex, blob);
     }
     let decoded: string | undefined;

@@ -6,7 +6,7 @@ import { Reporter } from '../diagnostics/reporter.js';
 import { createBundle, type BundleFile } from '../bundle/envelope.js';
 import { CodeCache } from '../code/index.js';
 import { nodeHost, ReadCache, TrackingHost, type CompilerHost } from '../host.js';
-import { captureResources, discoverSources, readManifest, type ManifestInfo } from '../manifest/index.js';
+import { captureResources, readManifest, type ManifestInfo } from '../manifest/index.js';
 import { checkNames } from '../check-directory.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { ResolutionMemo, resolvePackage } from '../reference/resolve-package.js';

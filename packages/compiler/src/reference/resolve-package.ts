@@ -172,19 +172,23 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
 function fresh(ctx: ResolveContext): State {
   const bodies = new Map<string, AnalyzedBody>();
   const expansions = new Map<string, Diagnostic[]>();
-  const expander = new IncludeExpander(
+  const state: State = { units: new Map(), bodies, expander: undefined as unknown as IncludeExpander, expansions, table: ctx.table, catalogGiven: ctx.catalogGiven, orderDependent: false };
+  state.expander = new IncludeExpander(
     bodies,
     (alias, site) => {
       const body = ctx.table.imports.get(alias)?.body;
       return body === undefined ? undefined : analyzeBody(ctx, body, { namespace: undefined, site: () => site, resolveNames: false });
     },
+    // Cycles and the depth limit are reported only while an expansion is computed, into its list.
     (name, compute) => {
       const into: Diagnostic[] = [];
       expansions.set(name, into);
-      return captureReports(into, compute);
+      const expansion = captureReports(into, compute);
+      if (into.some((d) => d.code === 'BP2203' || d.code === 'BP2205')) state.orderDependent = true;
+      return expansion;
     },
   );
-  return { units: new Map(), bodies, expander, expansions, table: ctx.table, catalogGiven: ctx.catalogGiven, orderDependent: false };
+  return state;
 }
 
 /** Whether `previous` may be kept: the same names, imports and externals, and every changed routine observed by no other. */
@@ -234,7 +238,6 @@ function resolveUnit(ctx: ResolveContext, state: State, unit: Unit): Unit {
     if (expansion) resolved.template = expansion.segments;
     const model = routine.kind === 'model';
     if (model && expansion) checkInputTemplates(routine, expansion, new Set());
-    if (diagnostics.some((d) => d.code === 'BP2203' || d.code === 'BP2205')) state.orderDependent = true;
     return {
       ...unit,
       resolved,
@@ -253,7 +256,6 @@ function summarize(ctx: ResolveContext, state: State, routines: readonly Named[]
   const all: Diagnostic[] = [];
   const manifest = new Reporter(input.manifest.file, input.manifest.lines);
   const exports = captureReports(all, () => resolvePublic(ctx, manifest, input.agents, input.exports));
-  for (const d of state.expansions.values()) if (d.some((x) => x.code === 'BP2203' || x.code === 'BP2205')) state.orderDependent = true;
 
   const resolved = new Map<string, ResolvedRoutine>();
   const tools: string[] = [];
