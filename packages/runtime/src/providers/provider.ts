@@ -25,6 +25,10 @@ export interface ModelBinding {
   script?: Script;
   /** Extra request headers of an HTTP provider. */
   headers?: Record<string, string>;
+  /** Milliseconds one HTTP request may take before it is abandoned (and retried). @default 120000 */
+  requestTimeoutMs?: number;
+  /** Retries of a request refused with 429/5xx or cut by a network error, within the execution's time. @default 2 */
+  retries?: number;
 }
 
 export type ScriptResponse = { output: unknown } | { text: string } | { toolCalls: { name: string; input?: unknown }[] };
