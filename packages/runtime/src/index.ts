@@ -20,6 +20,8 @@ export type {
   ToolCall,
   ToolDefinition,
 } from './providers/provider.js';
+export { estimateTokens, type Usage } from './providers/usage.js';
+export type { ConfiguredModels, ModelConfig } from './prepare/bind-models.js';
 export { createScriptedProvider } from './providers/scripted.js';
 export { createOpenAICompatibleProvider } from './providers/openai-compatible.js';
 export { createFileJournal, createMemoryJournal, parseJournal, readJournal, type Journal, type MemoryJournal } from './journal/journal.js';

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { nestingBound } from '@berrypack/compiler';
 import { isMap, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { DEFAULT_LIMITS, type RuntimeLimits } from '../limits.js';
 import type { ConfigDiagnostic, ConfiguredModel, EnvironmentConnection, McpServerConfig, RuntimeConfig, RuntimeConfigResult, ToolConfig } from './types.js';
@@ -10,8 +9,6 @@ export const RUNTIME_YAML = 'runtime.yaml';
 
 /** A runtime.yaml of mostly comments is a few kilobytes; anything this large is not one. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
-/** The yaml parser recurses once per nesting level; the same bound as the compiler's frontmatter. */
-const MAX_NESTING = 256;
 
 const KEYS = ['limits', 'models', 'bind', 'catalog', 'tools', 'grants', 'user', 'environment', 'sessions', 'database'] as const;
 
@@ -53,15 +50,17 @@ export function parseRuntimeConfig(source: string, options: ParseConfigOptions):
     const diagnostic: ConfigDiagnostic = { code: 'BP9010', rule: 'RUN-4', severity: 'error', message, file, line, column: col, endLine: line, endColumn: col + 1 };
     return { ok: false, diagnostics: [diagnostic] };
   };
-  if (nestingBound(text) > MAX_NESTING) return refuse(-1, `Unexpected nesting deeper than ${MAX_NESTING} levels, expected runtime settings`);
   let doc;
   try {
     doc = parseDocument(text, { version: '1.2', schema: 'core', prettyErrors: false, strict: true, uniqueKeys: true, lineCounter: lines });
   } catch (error) {
+    // The yaml parser recurses once per nesting level: a hostile file overflows the stack.
+    if (error instanceof RangeError) return refuse(-1, 'Unexpected nesting too deep to read, expected runtime settings');
     return refuse(-1, `YAML syntax error: ${error instanceof Error ? error.message : String(error)}`);
   }
   // Warnings (an unresolved tag, for one) are refused too: every value must mean what it says.
   const problem = doc.errors[0] ?? doc.warnings[0];
+  if (problem && /Maximum call stack/.test(problem.message)) return refuse(-1, 'Unexpected nesting too deep to read, expected runtime settings');
   if (problem) return refuse(problem.pos[0], `YAML syntax error: ${problem.message.split('\n')[0]}`);
   const root = doc.contents as YamlNode | null;
   if (!isMap(root)) return refuse(root?.range?.[0] ?? 0, `Unexpected ${describe(root)} in ${RUNTIME_YAML}, expected a mapping of ${KEYS.join(', ')}`);
@@ -69,6 +68,7 @@ export function parseRuntimeConfig(source: string, options: ParseConfigOptions):
     return { ok: true, config: new ConfigReader(lines, options.directory).read(root), diagnostics: [] };
   } catch (error) {
     if (error instanceof ConfigRefusal) return refuse(error.offset, error.message);
+    if (error instanceof RangeError) return refuse(-1, 'Unexpected nesting too deep to read, expected runtime settings');
     throw error;
   }
 }

@@ -1,10 +1,11 @@
 import { resolveTarget } from '../bundle/routine-table.js';
 import { failure, toCallError, type CallError } from '../errors.js';
 import { isPlainObject, renderValue } from '../json.js';
-import type { GenerationResponse, ModelMessage, ToolCall, ToolDefinition } from '../providers/provider.js';
+import type { ClassificationResponse, GenerationResponse, ModelMessage, ToolCall, ToolDefinition } from '../providers/provider.js';
 import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { callTool } from './call-tool.js';
+import { withUsage } from '../providers/usage.js';
 import { renderTemplate } from './template.js';
 import type { Scope } from './scope.js';
 
@@ -26,7 +27,8 @@ const CORRECTION_ROUNDS = 1;
 export async function runModel(scope: Scope, signal: AbortSignal): Promise<unknown> {
   const { exec, routine } = scope;
   const binding = exec.state.models.get(routine.qualified);
-  const provider = binding && exec.services.providers.get(binding.provider);
+  const bound = binding && exec.services.providers.get(binding.provider);
+  const provider = bound && withUsage(bound);
   if (!binding || !provider) throw failure('missing-model', `Unexpected model routine \`${routine.qualified}\` without a bound provider`);
   const model = routine.source.model ?? {};
   const settings = Object.fromEntries(Object.entries(model).filter(([k]) => !NOT_SETTINGS.has(k)));
@@ -83,7 +85,7 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
   }
 }
 
-type Decision = GenerationResponse | { output: unknown; finish?: 'stop' | 'length' };
+type Decision = GenerationResponse | ClassificationResponse;
 
 /** One recorded decision; in a replay its recorded response stands in for the provider. */
 async function decide(scope: Scope, input: Record<string, unknown>, ask: (sequence: number) => Promise<Decision>): Promise<Decision> {

@@ -1,3 +1,5 @@
+import type { Usage } from './usage.js';
+
 /**
  * Model providers are adapters behind this one interface (RUN-6). The runtime renders the
  * instructions, offers exactly the declared tools, runs the tool calls a response asks for,
@@ -77,7 +79,10 @@ export interface ClassificationRequest extends RequestBase {
   input: unknown;
 }
 
-/** `finish: 'length'` means the output limit was reached: a failure, never a partial success. */
-export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls' };
+/**
+ * `finish: 'length'` means the output limit was reached: a failure, never a partial success.
+ * `usage` as the provider reports it; the runtime estimates it when a provider reports none.
+ */
+export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls'; usage?: Usage };
 
-export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length' };
+export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length'; usage?: Usage };
