@@ -83,5 +83,5 @@ async function moduleTool(name: string, file: string, exported: string): Promise
   const value = Object.hasOwn(module, exported) ? module[exported] : undefined;
   if (typeof value === 'function') return toolOf(value as (input: unknown) => unknown);
   if (isPlainObject(value) && typeof value['invoke'] === 'function') return value as unknown as ExternalTool;
-  throw new PreparationError('tool-unavailable', `Unexpected export \`${exported}\` of ${file} for tool \`${name}\`, expected a function or {invoke} (the module exports ${Object.keys(module).join(', ') || 'nothing'})`, name);
+  throw new PreparationError('tool-unavailable', `Unexpected export \`${exported}\` of ${file} for tool \`${name}\`, expected a function or {invoke} (the module exports ${Object.keys(module).sort().join(', ') || 'nothing'})`, name);
 }

@@ -1,4 +1,6 @@
 import { isPlainObject } from '../json.js';
+import { postJson, type HttpRequestOptions } from './http-request.js';
+import type { Usage } from './usage.js';
 import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelMessage, ModelProvider, ToolCall } from './provider.js';
 
 /** Function names an OpenAI-compatible API accepts; declared names with dots are mapped onto them. */
@@ -12,7 +14,7 @@ const SETTING_NAMES: Record<string, string> = { max_output_tokens: 'max_tokens',
  * schema structured output; the base URL, key and model come from the preparation's binding.
  * `finish_reason: "length"` is reported as `finish: 'length'`, which the runtime fails.
  */
-export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch } = {}): ModelProvider {
+export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; sleep?: HttpRequestOptions['sleep'] } = {}): ModelProvider {
   const doFetch = options.fetch ?? fetch;
   const complete = async (request: GenerationRequest, signal: AbortSignal): Promise<GenerationResponse> => {
     const { connection } = request;
@@ -33,10 +35,19 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
     const headers: Record<string, string> = { 'content-type': 'application/json', ...connection.headers };
     if (connection.apiKey) headers['authorization'] = `Bearer ${connection.apiKey}`;
     const url = `${connection.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`Unexpected HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
-    return fromApiResponse(parse(text, url), names.fromApi);
+    const answer = await postJson({
+      fetch: doFetch,
+      url,
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      ...(connection.requestTimeoutMs === undefined ? {} : { timeoutMs: connection.requestTimeoutMs }),
+      ...(connection.retries === undefined ? {} : { retries: connection.retries }),
+      ...(connection.model === undefined ? {} : { model: connection.model }),
+      ...(connection.apiKey === undefined ? {} : { secrets: [connection.apiKey] }),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
+    return { ...fromApiResponse(answer, names.fromApi), ...usageOf(answer) };
   };
   return {
     generate: complete,
@@ -44,8 +55,9 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
       const content = typeof request.input === 'string' ? request.input : JSON.stringify(request.input ?? null);
       const answer = await complete({ ...request, messages: [{ role: 'user', content }], tools: [] }, signal);
       if ('toolCalls' in answer) throw new Error('Unexpected tool calls in a classification response');
-      const output = 'output' in answer ? answer.output : answer.text;
-      return answer.finish === 'length' ? { output, finish: 'length' } : { output, finish: 'stop' };
+      // With a declared output the answer is JSON text (response_format); the runtime validates it.
+      const output = 'output' in answer ? answer.output : request.output === undefined ? answer.text : jsonOrText(answer.text);
+      return { output, finish: answer.finish === 'length' ? 'length' : 'stop', ...(answer.usage ? { usage: answer.usage } : {}) };
     },
   };
 }
@@ -72,12 +84,19 @@ function toApiMessage(message: ModelMessage, toApi: Map<string, string>): Record
   return out;
 }
 
-function parse(text: string, url: string): unknown {
+function jsonOrText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
-    throw new Error(`Unexpected response from ${url} that is not JSON: ${text.slice(0, 200)}`);
+    return text;
   }
+}
+
+/** The API's `usage` (prompt/completion tokens), when it reports one. */
+function usageOf(body: unknown): { usage?: Usage } {
+  const usage = isPlainObject(body) ? body['usage'] : undefined;
+  if (!isPlainObject(usage) || typeof usage['prompt_tokens'] !== 'number' || typeof usage['completion_tokens'] !== 'number') return {};
+  return { usage: { inputTokens: usage['prompt_tokens'], outputTokens: usage['completion_tokens'] } };
 }
 
 function fromApiResponse(body: unknown, fromApi: Map<string, string>): GenerationResponse {
