@@ -237,7 +237,10 @@ describe('parseRuntimeConfig: limits', () => {
     expect(refused('limits:\n  steps: &x 3\n  calls: *x\n')).toBe('runtime.yaml:3:10: Unexpected alias as limits.calls, expected a positive integer (calls)');
     expect(refused('limits:\n  calls: !int 3\n')).toMatch(/^runtime\.yaml:2:10: YAML syntax error: /);
     expect(refused('limits: {calls: 3}\n---\nlimits: {calls: 4}\n')).toMatch(/^runtime\.yaml:\d+:\d+: YAML syntax error: /);
-    expect(refused(`limits: ${'['.repeat(2_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting too deep to read, expected runtime settings');
-    expect(refused(`user: ${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting too deep to read, expected runtime settings');
+    expect(refused(`limits: ${'['.repeat(2_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    expect(refused(`user: ${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    expect(refused(`user: ${'[0, '.repeat(300)}${']'.repeat(300)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    // Many collections side by side are not deep.
+    expect(limitsOf(`user: {a: [${'[1], '.repeat(500)}]}\n`).ok).toBe(true);
   });
 });

@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler } from '../../compiler/src/index.js';
 import { createRuntime, loadBundle, PreparationError, type Bundle, type ModelProvider } from '../src/index.js';
+import { parseRuntimeConfig } from '../src/config/index.js';
 import type { ModelConfig } from '../src/prepare/bind-models.js';
 
 // Binding model routines to configured models (runtime.yaml `models`/`bind`) in CONTRACTS.md's
@@ -140,5 +142,35 @@ describe('binding model routines to configured models', () => {
     expect(model?.outcome).toMatchObject({ output: { text: 'one:', usage: { inputTokens: expect.any(Number), outputTokens: 4, estimated: true } } });
     expect(JSON.stringify(runtime.journal(executionId))).not.toContain('sk-bind-secret-42');
     expect(JSON.stringify(preparation)).not.toContain('sk-bind-secret-42');
+  });
+});
+
+describe('docs/runtime.md', () => {
+  const doc = readFileSync(path.join(fileURLToPath(new URL('../../..', import.meta.url)), 'docs/runtime.md'), 'utf8');
+  const block = (marker: string): string => {
+    const fence = /```[a-z]*\n([\s\S]*?)\n```/g;
+    fence.lastIndex = doc.indexOf(`<!-- example: ${marker} -->`);
+    expect(fence.lastIndex).toBeGreaterThan(0);
+    return fence.exec(doc)![1]!;
+  };
+
+  it('the runtime.yaml with every key is read as written', () => {
+    const parsed = parseRuntimeConfig(block('runtime-yaml-full'), { directory: tmp });
+    expect(parsed.diagnostics).toEqual([]);
+    if (!parsed.ok) return;
+    expect(Object.keys(parsed.config.models)).toEqual(['local', 'offline']);
+    expect(parsed.config.tools['math.sum']).toMatchObject({ tool: 'get-sum', mcp: { command: 'npx', env: { ROOT: 'FILES_ROOT' } } });
+    expect(parsed.config.bind).toEqual({ 'notes.classify': 'offline', default: 'local' });
+  });
+
+  it('the worked provider example registers a provider that runs a routine', async () => {
+    const code = block('provider').replace("import { createRuntime } from '@berrypack/runtime';", '');
+    const make = new Function('createRuntime', `${code}\nreturn { reverser, runtime };`) as (c: typeof createRuntime) => { reverser: ModelProvider; runtime: ReturnType<typeof createRuntime> };
+    const { reverser, runtime } = make(createRuntime);
+    const preparation = runtime.prepare(await pkg(), { configured: { models: { mine: { provider: 'reverser', operations: ['generation', 'classification'], context_length: 200_000 } }, bind: { named: 'mine' } } });
+    const { executionId } = await runtime.start(preparation, { export: 'plain' }, 'berry');
+    expect(await runtime.result(executionId)).toMatchObject({ status: 'completed', output: 'yrreb' });
+    const asked = await reverser.generate({ routine: 'r', sequence: 0, connection: { provider: 'reverser' }, instructions: '', settings: {}, messages: [], tools: [{ name: 'clock.now' }] }, new AbortController().signal);
+    expect(asked).toEqual({ toolCalls: [{ id: 'call-1', name: 'clock.now', input: {} }], finish: 'tool_calls' });
   });
 });

@@ -10,6 +10,9 @@ export const RUNTIME_YAML = 'runtime.yaml';
 /** A runtime.yaml of mostly comments is a few kilobytes; anything this large is not one. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
 
+/** The yaml parser recurses once per nesting level (and a hostile depth exhausts its memory): refused before parsing. */
+const MAX_NESTING = 256;
+
 const KEYS = ['limits', 'models', 'bind', 'catalog', 'tools', 'grants', 'user', 'environment', 'sessions', 'database'] as const;
 
 const UNITS: Record<keyof RuntimeLimits, string> = {
@@ -50,6 +53,7 @@ export function parseRuntimeConfig(source: string, options: ParseConfigOptions):
     const diagnostic: ConfigDiagnostic = { code: 'BP9010', rule: 'RUN-4', severity: 'error', message, file, line, column: col, endLine: line, endColumn: col + 1 };
     return { ok: false, diagnostics: [diagnostic] };
   };
+  if (nestingDepth(text) > MAX_NESTING) return refuse(-1, `Unexpected nesting deeper than ${MAX_NESTING} levels, expected runtime settings`);
   let doc;
   try {
     doc = parseDocument(text, { version: '1.2', schema: 'core', prettyErrors: false, strict: true, uniqueKeys: true, lineCounter: lines });
@@ -71,6 +75,27 @@ export function parseRuntimeConfig(source: string, options: ParseConfigOptions):
     if (error instanceof RangeError) return refuse(-1, 'Unexpected nesting too deep to read, expected runtime settings');
     throw error;
   }
+}
+
+/**
+ * An upper bound of the nesting depth: open flow collections (`[`, `{`) plus the indentation
+ * and block indicators (`-`, `?`) of the line. Quotes and comments are not parsed, so
+ * brackets inside them count: a bound, never less than the real depth.
+ */
+function nestingDepth(text: string): number {
+  let max = 0;
+  let flows = 0;
+  for (const line of text.split('\n')) {
+    const indent = line.length - line.trimStart().length;
+    const indicators = /^[\s?-]*/.exec(line)![0].replace(/\s/g, '').length;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i];
+      if (c === '[' || c === '{') flows++;
+      else if ((c === ']' || c === '}') && flows > 0) flows--;
+      max = Math.max(max, flows + indent + indicators);
+    }
+  }
+  return max;
 }
 
 class ConfigReader extends NodeReader {
