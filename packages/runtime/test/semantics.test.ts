@@ -1,0 +1,47 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCompiler } from '../../compiler/src/index.js';
+import { createRuntime, loadBundle, type Bundle, type Runtime } from '../src/index.js';
+
+// Semantics of issue #13 that built but ran differently from the spec.
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-semantics-'));
+const runtimes: Runtime[] = [];
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Builds a package of the given sources (file name -> text) with these exports. */
+async function build(name: string, exports: string[], sources: Record<string, string>): Promise<Bundle> {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `sem.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { exports } } }));
+  for (const [file, text] of Object.entries(sources)) writeFileSync(path.join(dir, file), text);
+  const built = createCompiler({}).build(path.join(dir, 'plugin.json'));
+  if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
+  return loadBundle(built.bundle.bytes);
+}
+
+const PORT = 'port:\n  input: false\n  output: true\n  limits:\n    bytes: 1000\n    messages: 10\n    pending: 10\n';
+const code = (name: string, front: string, body: string) => `---\nname: ${name}\ndescription: ${name}.\nlanguage: javascript\n${front}---\n${body}\n`;
+
+describe('next with output: true (spec: "next.output:true requires the caller output port")', () => {
+  it('forwards the successor publications through the caller port only with output: true', async () => {
+    const bundle = await build('next-output', ['loud', 'quiet'], {
+      'loud.md': code('loud', `${PORT}next:\n  to: speaker\n  output: true\n`, 'export default function () { return { n: 1 }; }'),
+      'quiet.md': code('quiet', `${PORT}next:\n  to: speaker\n`, 'export default function () { return { n: 2 }; }'),
+      'speaker.md': code('speaker', PORT, 'export default async function (input, tools, context) { await context.emit({ hello: input.n }); return "spoken"; }'),
+    });
+    const runtime = createRuntime();
+    runtimes.push(runtime);
+    const preparation = runtime.prepare(bundle);
+    const loud = await runtime.result((await runtime.start(preparation, { export: 'loud' })).executionId);
+    expect(loud).toMatchObject({ status: 'completed', output: 'spoken' });
+    expect(loud.publications.map((p) => p.value)).toEqual([{ hello: 1 }]);
+    const quiet = await runtime.result((await runtime.start(preparation, { export: 'quiet' })).executionId);
+    expect(quiet).toMatchObject({ status: 'completed', output: 'spoken' });
+    expect(quiet.publications).toEqual([]);
+  });
+});
