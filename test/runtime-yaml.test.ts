@@ -244,3 +244,38 @@ describe('parseRuntimeConfig: limits', () => {
     expect(limitsOf(`user: {a: [${'[1], '.repeat(500)}]}\n`).ok).toBe(true);
   });
 });
+
+describe('$.user and $.runtime served by the CLI host', () => {
+  function readers(name: string, yaml: string): string {
+    const dir = path.join(tmp, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'plugin.json'),
+      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `yaml.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { agents: { greeter: { title: 'Greeter', description: 'Greets.', entry: 'greet' } }, exports: ['whole'] } } }),
+    );
+    writeFileSync(path.join(dir, 'greet.md'), '---\nname: greet\ndescription: Greets the user.\nmodel:\n  select:\n    operation: generation\n---\nGreet {{ $.user.name }}. Agents: {{ $.runtime.agents.total }} ({{ $.runtime.agents.items[0].id }}).\n\n{{ $.runtime.summary }}\n');
+    writeFileSync(path.join(dir, 'whole.md'), '---\nname: whole\ndescription: Shows the whole profile.\nmodel:\n  select:\n    operation: generation\n---\nProfile: {{ $.user }}\n');
+    writeFileSync(path.join(dir, 'runtime.yaml'), yaml);
+    return dir;
+  }
+  const instructions = (r: RunJson) => ((r.calls as { kind: string; input?: { instructions?: string } }[]).find((c) => c.kind === 'model')?.input?.instructions ?? '');
+
+  it('renders runtime.yaml `user` claims and the runtime overview into the instructions, through granted readers', () => {
+    readers('greets', 'user: {name: Ana, email: ana@example.test}\ngrants: [runtime.user.profile.read, runtime.catalog.read]\n');
+    const r = run(['greets', '--agent', 'greeter']);
+    expect(r.json.status).toBe('completed');
+    expect(instructions(r.json)).toMatch(/^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, no sessions; host \w+ \w+, Node v\d+/);
+    const reads = (r.json.calls as { kind: string; name: string }[]).filter((c) => c.kind === 'read').map((c) => c.name).sort();
+    expect(reads).toEqual(['runtime.catalog.read', 'runtime.user.profile.read']);
+  });
+
+  it('serves {} without `user`: the whole profile renders, a selected claim refuses before inference', () => {
+    readers('anonymous', 'grants: [runtime.user.profile.read, runtime.catalog.read]\n');
+    const whole = run(['anonymous', '--export', 'whole']);
+    expect(whole.json.status).toBe('completed');
+    expect(instructions(whole.json)).toBe('Profile: {}\n');
+    const named = run(['anonymous', '--agent', 'greeter']);
+    expect(named.json).toMatchObject({ status: 'failed', error: { code: 'missing-value' } });
+    expect((named.json.calls as { kind: string }[]).some((c) => c.kind === 'model')).toBe(false);
+  });
+});

@@ -124,7 +124,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
 
   let host;
   try {
-    host = await hostTools(settings.config, grantsOf(settings, values));
+    host = await hostTools(settings.config, grantsOf(settings, values), loaded.bundle);
   } catch (error) {
     if (error instanceof PreparationError) return print(io, json, failedReport(null, loaded.diagnostics, errorOf(error)));
     throw error;
