@@ -45,3 +45,30 @@ describe('next with output: true (spec: "next.output:true requires the caller ou
     expect(quiet.publications).toEqual([]);
   });
 });
+
+describe('permissions: tools and catalogs; catalog() (spec: "Code Tool definitions")', () => {
+  const discover = (permissions: string) =>
+    code(
+      `discover.${permissions}`,
+      `catalog: true\npermissions: ${permissions}\n`,
+      "export default async function (input, tools, context) { const listed = await context.catalog(); return { listed, callable: Object.keys(tools).sort() }; }",
+    );
+
+  it('selects supplied non-contextual external tools with `tools`, no catalog supplier with `catalogs`; catalog() gives binding IDs and contract identities, never the readers', async () => {
+    const bundle = await build('permissions', ['discover.tools', 'discover.catalogs'], { 'tools.md': discover('tools'), 'catalogs.md': discover('catalogs') });
+    const clock = { description: 'The time.', input: { type: 'object' }, output: { type: 'string' }, invoke: () => 'noon' };
+    const runtime = createRuntime({ tools: { 'clock.now': clock, 'runtime.user.profile.read': () => ({}) } });
+    runtimes.push(runtime);
+    const preparation = runtime.prepare(bundle, { grants: ['clock.now', 'runtime.user.profile.read', 'runtime.ui.publish'] });
+    const tools = await runtime.result((await runtime.start(preparation, { export: 'discover.tools' })).executionId);
+    expect(tools).toMatchObject({
+      status: 'completed',
+      output: {
+        callable: ['clock.now'],
+        listed: [{ name: 'clock.now', description: 'The time.', input: { type: 'object' }, output: { type: 'string' }, binding: 'clock.now', contract: expect.stringMatching(/^sha256-[0-9a-f]{64}$/) }],
+      },
+    });
+    const catalogs = await runtime.result((await runtime.start(preparation, { export: 'discover.catalogs' })).executionId);
+    expect(catalogs).toMatchObject({ status: 'completed', output: { callable: [], listed: [] } });
+  });
+});
