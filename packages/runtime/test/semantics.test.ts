@@ -72,3 +72,39 @@ describe('permissions: tools and catalogs; catalog() (spec: "Code Tool definitio
     expect(catalogs).toMatchObject({ status: 'completed', output: { callable: [], listed: [] } });
   });
 });
+
+describe('classification results (spec: "Models")', () => {
+  const TRIAGE = '---\nname: triage\ndescription: Answers questions about a ticket.\nmodel:\n  select:\n    operation: classification\n---\nAnswer each question about the ticket.\n';
+  const MOOD =
+    '---\nname: mood\ndescription: The mood of a text.\nmodel:\n  select:\n    operation: classification\noutput:\n  type: object\n  propertyNames:\n    enum:\n      - calm\n      - upset\n      - unsure\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n---\nGive each mood its probability.\n';
+
+  async function classify(answer: unknown, target: string, input: unknown) {
+    const bundle = await build('classify', ['triage', 'mood'], { 'triage.md': TRIAGE, 'mood.md': MOOD });
+    const provider = {
+      generate: async () => ({ text: 'unused', finish: 'stop' as const }),
+      classify: async () => ({ output: answer, finish: 'stop' as const, usage: { inputTokens: 12, outputTokens: 3 } }),
+    };
+    const runtime = createRuntime({ providers: { judge: provider } });
+    runtimes.push(runtime);
+    const preparation = runtime.prepare(bundle, { models: { default: { provider: 'judge' } } });
+    return runtime.result((await runtime.start(preparation, { export: target }, input)).executionId);
+  }
+
+  it('without output: {state, questions} in, {answers, usage, metadata} out, every question answered', async () => {
+    const input = { state: { ticket: 'Printer on fire' }, questions: { urgent: { kind: 'noul' }, team: { kind: 'choice', choices: ['it', 'facilities'] } } };
+    const done = await classify({ answers: { urgent: true, team: 'facilities' }, metadata: { model: 'judge-1' } }, 'triage', input);
+    expect(done).toMatchObject({ status: 'completed', output: { answers: { urgent: true, team: 'facilities' }, usage: { inputTokens: 12, outputTokens: 3 }, metadata: { model: 'judge-1' } } });
+    const partial = await classify({ answers: { urgent: true } }, 'triage', input);
+    expect(partial).toMatchObject({ status: 'failed', error: { code: 'invalid-output', message: 'Unexpected answers of `triage` for urgent, expected exactly one answer per question (team, urgent)' } });
+    const bare = await classify({ answers: {} }, 'triage', { ticket: 'x' });
+    expect(bare).toMatchObject({ status: 'failed', error: { code: 'invalid-input' } });
+  });
+
+  it('a distribution gives every choice its probability', async () => {
+    expect(await classify({ calm: 0.7, upset: 0.2, unsure: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({ status: 'completed', output: { calm: 0.7, upset: 0.2, unsure: 0.1 } });
+    expect(await classify({ calm: 0.9, upset: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-output', message: 'Unexpected distribution from `mood` without "unsure", expected every choice with its probability' },
+    });
+  });
+});

@@ -5,6 +5,7 @@ import type { ClassificationResponse, GenerationResponse, ModelMessage, ToolCall
 import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { callTool } from './call-tool.js';
+import { checkDistribution, checkQuestions, questionsResult } from './classification.js';
 import { withUsage } from '../providers/usage.js';
 import { renderTemplate } from './template.js';
 import type { Scope } from './scope.js';
@@ -40,6 +41,7 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
   const fixed = new Map<string, unknown>();
 
   if (select['operation'] === 'classification') {
+    const questions = declared === undefined ? checkQuestions(routine.qualified, scope.input) : undefined;
     scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
     const instructions = await renderTemplate(scope, parts, fixed);
     const response = await decide(scope, { instructions, input: scope.input }, (sequence) =>
@@ -47,7 +49,10 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
         ? provider.classify({ routine: routine.qualified, sequence, connection: binding, instructions, settings, input: scope.input, ...(output === undefined ? {} : { output }) }, signal)
         : provider.generate({ routine: routine.qualified, sequence, connection: binding, instructions, settings, messages: [userMessage(scope.input)], tools: [], ...(output === undefined ? {} : { output }) }, signal),
     );
-    return finalValue(scope, response, declared !== undefined).value;
+    if (questions) return questionsResult(routine.qualified, questions, response as ClassificationResponse);
+    const value = finalValue(scope, response, true).value;
+    checkDistribution(routine.qualified, output, value);
+    return value;
   }
 
   const tools = offeredTools(scope);
