@@ -14,10 +14,10 @@ afterAll(async () => {
 });
 
 /** Builds a package of the given sources (file name -> text) with these exports. */
-async function build(name: string, exports: string[], sources: Record<string, string>): Promise<Bundle> {
+async function build(name: string, exports: string[], sources: Record<string, string>, requires: string[] = []): Promise<Bundle> {
   const dir = path.join(tmp, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `sem.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { exports } } }));
+  writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `sem.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { exports, ...(requires.length ? { requires } : {}) } } }));
   for (const [file, text] of Object.entries(sources)) writeFileSync(path.join(dir, file), text);
   const built = createCompiler({}).build(path.join(dir, 'plugin.json'));
   if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
@@ -106,5 +106,29 @@ describe('classification results (spec: "Models")', () => {
       status: 'failed',
       error: { code: 'invalid-output', message: 'Unexpected distribution from `mood` without "unsure", expected every choice with its probability' },
     });
+  });
+});
+
+describe('tools of included instructions (spec: "Double-brace source names include instructions at build time")', () => {
+  it('are merged into the including routine offered tools, and must be granted', async () => {
+    const bundle = await build('includes', ['writer'], {
+      'rules.md': '---\nname: rules\ndescription: Shared rules.\ntools:\n  - clock.now\n---\nAlways state the time.\n',
+      'writer.md': '---\nname: writer\ndescription: Writes a note.\nmodel:\n  select:\n    operation: generation\n---\nWrite a note.\n\n{{ rules }}\n',
+    }, ['clock.now']);
+    const offered: string[][] = [];
+    const provider = {
+      async generate(request: { tools: { name: string }[]; messages: { role: string; content?: string }[] }) {
+        offered.push(request.tools.map((t) => t.name));
+        const result = request.messages.find((m) => m.role === 'tool');
+        return result ? { text: `Noted at ${result.content}`, finish: 'stop' as const } : { toolCalls: [{ id: 't1', name: 'clock.now', input: {} }], finish: 'tool_calls' as const };
+      },
+    };
+    const runtime = createRuntime({ providers: { p: provider }, tools: { 'clock.now': () => 'noon' } });
+    runtimes.push(runtime);
+    expect(() => runtime.prepare(bundle, { models: { default: { provider: 'p' } } })).toThrow(/Unexpected external tool `clock\.now` that is not granted/);
+    const preparation = runtime.prepare(bundle, { grants: ['clock.now'], models: { default: { provider: 'p' } } });
+    const outcome = await runtime.result((await runtime.start(preparation, { export: 'writer' })).executionId);
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Noted at noon' });
+    expect(offered).toEqual([['clock.now'], ['clock.now']]);
   });
 });

@@ -1,3 +1,4 @@
+import { declaredTools } from '../bundle/declared-tools.js';
 import { resolveTarget } from '../bundle/routine-table.js';
 import { failure, toCallError, type CallError } from '../errors.js';
 import { isPlainObject, renderValue } from '../json.js';
@@ -147,7 +148,7 @@ function userMessage(input: unknown): ModelMessage {
 /** RUN-12: exactly the declared tools, with the target's description and input schema. */
 function offeredTools(scope: Scope): ToolDefinition[] {
   const { exec, routine } = scope;
-  return (routine.source.tools ?? []).map((connection) => {
+  return declaredTools(routine).map((connection) => {
     const definition: ToolDefinition = { name: connection.key };
     const resolved = resolveTarget(routine.pkg, connection.target);
     if (resolved?.kind === 'routine') {

@@ -1,3 +1,4 @@
+import { declaredTools } from '../bundle/declared-tools.js';
 import type { RoutineRef } from '../bundle/routine-table.js';
 import type { ConfiguredModel } from '../config/types.js';
 import { PreparationError } from '../errors.js';
@@ -77,7 +78,7 @@ function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string 
   const offered = keys.length === 0 ? 'no models are configured' : `configured: ${keys.map((k) => describeModel(k, configured.models[k]!)).join('; ')}`;
   throw new PreparationError(
     'no-model',
-    `Unexpected model routine \`${routine.qualified}\` that no configured model satisfies: it asks for ${wanted}${routine.source.tools?.length ? ' with tools' : ''}${routine.source.output !== undefined ? ' with structured output' : ''}; ${offered} (add a model to runtime.yaml, or name one in \`bind\`)`,
+    `Unexpected model routine \`${routine.qualified}\` that no configured model satisfies: it asks for ${wanted}${declaredTools(routine).length > 0 ? ' with tools' : ''}${routine.source.output !== undefined ? ' with structured output' : ''}; ${offered} (add a model to runtime.yaml, or name one in \`bind\`)`,
     routine.qualified,
   );
 }
@@ -120,7 +121,7 @@ function satisfies(model: ModelConfig, select: Record<string, unknown>, routine:
   // "Generation tools and output already infer tool support and structured-output capability during binding."
   const parameters = model.supported_parameters;
   if (parameters !== undefined) {
-    if ((routine.source.tools?.length ?? 0) > 0 && !parameters.includes('tools')) return false;
+    if (declaredTools(routine).length > 0 && !parameters.includes('tools')) return false;
     if (routine.source.output !== undefined && !parameters.some((p) => p === 'structured_outputs' || p === 'response_format')) return false;
   }
   return true;
