@@ -157,7 +157,7 @@ interface RunJson {
 
 const INPUT = ['--agent', 'helper', '--input', '{"question":"What is 2 + 40?"}'];
 
-describe('berrypack run against a local OpenAI-compatible server and a real MCP server', () => {
+describe('RUN-6: berrypack run against a local OpenAI-compatible server and a real MCP server', () => {
   it('completes the agent with tool calls and structured output; the key stays out of output and journal', async () => {
     exchanges.length = 0;
     const journal = path.join(tmp, 'real.jsonl');

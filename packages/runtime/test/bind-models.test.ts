@@ -70,7 +70,7 @@ function refusal(run: () => unknown): PreparationError {
   throw new Error('not refused');
 }
 
-describe('binding model routines to configured models', () => {
+describe('RUN-6, RUN-11: binding model routines to configured models', () => {
   it('takes bind by name, then provider+id, then the first select match in file order, then bind.default', async () => {
     const models: Record<string, ModelConfig> = {
       small: { provider: 'one', model: 's', context_length: 8_000, operations: ['generation', 'classification'] },

@@ -58,7 +58,7 @@ sessions: .berrypack/sessions
 database: postgres://127.0.0.1:5432/berrypack
 `;
 
-describe('parseRuntimeConfig', () => {
+describe('RUN-4: parseRuntimeConfig (runtime.yaml)', () => {
   it('reads every key, resolving paths against the directory', () => {
     expect(read(FULL)).toEqual({
       limits: { timeoutMs: 30_000 },

@@ -65,7 +65,7 @@ async function failure(promise: Promise<unknown>): Promise<string> {
   throw new Error('did not fail');
 }
 
-describe('postJson', () => {
+describe('RUN-6: postJson (the openai-compatible HTTP layer)', () => {
   it('retries 429 after Retry-After and 5xx with exponential backoff, then answers', async () => {
     handlers.push(
       (r) => reply(r, 429, { error: { message: 'slow down' } }, { 'retry-after': '3' }),

@@ -67,7 +67,7 @@ async function tools(config: Record<string, ToolConfig>, variables: Record<strin
 
 const context = () => ({ executionId: 'e', callId: 'c', signal: new AbortController().signal });
 
-describe('MCP tools (stdio): @modelcontextprotocol/server-everything', () => {
+describe('RUN-11, RUN-12: MCP tools (stdio): @modelcontextprotocol/server-everything', () => {
   it('offers each tool with the server exact input schema; text, structured content and env reach the caller', async () => {
     const made = await tools(
       { 'math.sum': { mcp: everything, tool: 'get-sum' }, 'weather.now': { mcp: everything, tool: 'get-structured-content' }, 'env.dump': { mcp: everything, tool: 'get-env' } },

@@ -27,7 +27,7 @@ async function build(name: string, exports: string[], sources: Record<string, st
 const PORT = 'port:\n  input: false\n  output: true\n  limits:\n    bytes: 1000\n    messages: 10\n    pending: 10\n';
 const code = (name: string, front: string, body: string) => `---\nname: ${name}\ndescription: ${name}.\nlanguage: javascript\n${front}---\n${body}\n`;
 
-describe('next with output: true (spec: "next.output:true requires the caller output port")', () => {
+describe('RUN-9, RUN-15: next with output: true (spec: "next.output:true requires the caller output port")', () => {
   it('forwards the successor publications through the caller port only with output: true', async () => {
     const bundle = await build('next-output', ['loud', 'quiet'], {
       'loud.md': code('loud', `${PORT}next:\n  to: speaker\n  output: true\n`, 'export default function () { return { n: 1 }; }'),
@@ -46,7 +46,7 @@ describe('next with output: true (spec: "next.output:true requires the caller ou
   });
 });
 
-describe('permissions: tools and catalogs; catalog() (spec: "Code Tool definitions")', () => {
+describe('RUN-12: permissions: tools and catalogs; catalog() (spec: "Code Tool definitions")', () => {
   const discover = (permissions: string) =>
     code(
       `discover.${permissions}`,
@@ -73,7 +73,7 @@ describe('permissions: tools and catalogs; catalog() (spec: "Code Tool definitio
   });
 });
 
-describe('classification results (spec: "Models")', () => {
+describe('RUN-6, CLS-3: classification results (spec: "Models")', () => {
   const TRIAGE = '---\nname: triage\ndescription: Answers questions about a ticket.\nmodel:\n  select:\n    operation: classification\n---\nAnswer each question about the ticket.\n';
   const MOOD =
     '---\nname: mood\ndescription: The mood of a text.\nmodel:\n  select:\n    operation: classification\noutput:\n  type: object\n  propertyNames:\n    enum:\n      - calm\n      - upset\n      - unsure\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n---\nGive each mood its probability.\n';
@@ -109,7 +109,7 @@ describe('classification results (spec: "Models")', () => {
   });
 });
 
-describe('tools of included instructions (spec: "Double-brace source names include instructions at build time")', () => {
+describe('RUN-12, TPL-1: tools of included instructions (spec: "Double-brace source names include instructions at build time")', () => {
   it('are merged into the including routine offered tools, and must be granted', async () => {
     const bundle = await build('includes', ['writer'], {
       'rules.md': '---\nname: rules\ndescription: Shared rules.\ntools:\n  - clock.now\n---\nAlways state the time.\n',
