@@ -162,3 +162,18 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     }
   });
 });
+
+describe('RUN-4: method run reads runtime.yaml beside the document, or --config', () => {
+  it('refuses a malformed file with its diagnostic (exit 1), and a missing --config as a usage error', () => {
+    const dir = path.join(tmp, 'configured');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'weekly-report.method.yaml'), readFileSync(FIXTURE, 'utf8'));
+    writeFileSync(path.join(dir, 'runtime.yaml'), 'environment:\n  tracker: {tools: [a], writes: [b]}\n');
+    const bad = method(['run', path.join(dir, 'weekly-report.method.yaml'), '--data-dir', dataDir('configured-data'), '--script', SCRIPT]);
+    expect(bad.code).toBe(1);
+    expect(bad.json).toMatchObject({ runId: null, status: 'failed', error: { code: 'invalid-runtime-yaml' }, diagnostics: [expect.objectContaining({ code: 'BP9010', line: 2, column: 33, message: 'Unexpected "b" in environment.tracker.writes, expected one of its tools (a)' })] });
+    const missing = berrypack(['method', 'run', FIXTURE, '--data-dir', dataDir('configured-missing'), '--config', 'nowhere.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Unexpected --config nowhere\.yaml: ENOENT/);
+  });
+});

@@ -6,12 +6,13 @@ import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
 import { displayPath } from '../paths.js';
+import { readRuntimeYaml } from '../runtime-yaml.js';
 import { UsageError } from '../usage-error.js';
 import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript } from './method-config.js';
 import { printMethodReport, reportOf } from './method-report.js';
 
 export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
-                           [--script FILE] [--json]
+                           [--script FILE] [--config FILE] [--json]
        berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
                            [--item N]] [--script FILE] [--environment JSON|@FILE] [--json]
        berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done | --redo) [--item N]
@@ -65,6 +66,7 @@ interface ActionContext {
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
+  config: { type: 'string' },
   inputs: { type: 'string' },
   environment: { type: 'string' },
   script: { type: 'string' },
@@ -78,7 +80,7 @@ const OPTIONS = {
 
 const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   async run(c) {
-    only(c.values, 'run', ['inputs', 'environment', 'script']);
+    only(c.values, 'run', ['inputs', 'environment', 'script', 'config']);
     const file = path.resolve(c.io.cwd, c.target);
     if (!isMethodFile(file)) throw new UsageError(`Unexpected FILE ${c.target}, expected a method document (*.method.yaml, *.method.yml or *.method.json)`);
     let bytes: Buffer;
@@ -93,6 +95,10 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
       const errors = diagnostics.filter((d) => d.severity === 'error').length;
       return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics, error: { code: 'invalid-method', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} in ${displayPath(file, c.io.cwd)}, expected a method document that checks clean` } }, shown(c));
     }
+    // runtime.yaml beside the document (or --config) is checked like run's; its `environment`
+    // and `database` are for the method runner (docs/runtime.md, "runtime.yaml").
+    const settings = readRuntimeYaml(path.dirname(file), c.io.cwd, stringOption(c.values, 'config'));
+    if (!settings.ok) return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics: [...diagnostics, settings.diagnostic], error: settings.error }, shown(c));
     const method = checked.method;
     const inputs = jsonObject(c.io.cwd, stringOption(c.values, 'inputs'), '--inputs')?.value ?? {};
     // File inputs are paths relative to the working directory the user typed them in.
