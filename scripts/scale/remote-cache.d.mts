@@ -1,0 +1,32 @@
+/** One package's build task in one `turbo run build`, from turbo's run summary. */
+export interface TaskCache {
+  status: 'HIT' | 'MISS';
+  source: 'LOCAL' | 'REMOTE' | null;
+  hash: string;
+}
+export interface TurboRun {
+  tasks: Record<string, TaskCache>;
+  /** Packages whose berrypack build actually ran (the clone's bin shim logs each one), sorted. */
+  built: string[];
+  fullTurbo: boolean;
+  output: string;
+  summaryText: string;
+}
+export interface RemoteCacheResult {
+  runs: { first: TurboRun; second: TurboRun; afterEdit: TurboRun; pulled: TurboRun };
+  /** Artifact names (task hashes) the cache server stored after the first clone's build. */
+  stored: string[];
+  secondIdentical: boolean;
+  editReached: boolean;
+  pulledIdentical: boolean;
+  leaks: string[];
+  edit: { file: string; from: string; to: string };
+}
+export interface Check {
+  claim: string;
+  ok: boolean;
+  observed: string;
+}
+/** Runs the remote build cache scenario of docs/scale.md (scripts/scale/remote-cache.mjs). */
+export function runRemoteCacheScenario(options?: { keep?: boolean }): Promise<RemoteCacheResult>;
+export function checkRemoteCache(result: RemoteCacheResult): Check[];
