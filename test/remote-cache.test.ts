@@ -16,7 +16,7 @@ describe('a remote build cache shared by two clones', () => {
     const { first } = r.runs;
     expect(first.built).toEqual(ALL);
     expect(Object.values(first.tasks).map((t) => t.status)).toEqual(['MISS', 'MISS', 'MISS']);
-    expect(r.stored).toEqual(Object.values(first.tasks).map((t) => t.hash).sort());
+    expect(r.stored).toEqual(Object.values(first.tasks).flatMap((t) => [t.hash, `${t.hash}.tag`]).sort());
   });
 
   it('a second clone elsewhere is FULL TURBO from the remote, runs no build and holds identical bundles', () => {
@@ -39,7 +39,15 @@ describe('a remote build cache shared by two clones', () => {
     expect(r.pulledIdentical).toBe(true);
   });
 
-  it('leaks neither the token nor an absolute path, and the e2e checks agree', () => {
+  it('refuses an artifact swapped in the server\'s storage (signature) and rebuilds it to the same bytes', () => {
+    const { tampered, afterEdit } = r.runs;
+    expect(tampered.built).toEqual(['greeter']);
+    expect(tampered.tasks['greeter']).toEqual({ status: 'MISS', source: null, hash: afterEdit.tasks['greeter']!.hash });
+    expect(tampered.tasks['text-kit']).toMatchObject({ status: 'HIT', source: 'REMOTE' });
+    expect(r.tamperedIdentical).toBe(true);
+  });
+
+  it('leaks neither the token, the signature key nor an absolute path, and the e2e checks agree', () => {
     expect(r.leaks).toEqual([]);
     expect(checkRemoteCache(r).filter((c) => !c.ok)).toEqual([]);
   });

@@ -28,6 +28,9 @@ export async function startCacheServer({ storeDir, token, timeoutMs = 60_000 }) 
       STORAGE_PATH: storeDir,
       STORAGE_PATH_USE_TMP_FOLDER: 'false',
       LOG_LEVEL: 'info',
+      // Only a switch for this server: it then keeps each artifact's signature tag (turbo's
+      // HMAC, made and checked by the clients) and serves it back. It never needs the real key.
+      TURBO_REMOTE_CACHE_SIGNATURE_KEY: 'keep-tags',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,12 +13,13 @@ export interface TurboRun {
   summaryText: string;
 }
 export interface RemoteCacheResult {
-  runs: { first: TurboRun; second: TurboRun; afterEdit: TurboRun; pulled: TurboRun };
-  /** Artifact names (task hashes) the cache server stored after the first clone's build. */
+  runs: { first: TurboRun; second: TurboRun; afterEdit: TurboRun; pulled: TurboRun; tampered: TurboRun };
+  /** Files the cache server stored after the first clone's build: `<task hash>` and `<task hash>.tag`. */
   stored: string[];
   secondIdentical: boolean;
   editReached: boolean;
   pulledIdentical: boolean;
+  tamperedIdentical: boolean;
   leaks: string[];
   edit: { file: string; from: string; to: string };
 }

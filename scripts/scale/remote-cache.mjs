@@ -55,7 +55,7 @@ async function clone(origin, dir) {
 /** `turbo run build` in a clone against the remote cache; what turbo did, from its own run summary. */
 async function turboBuild(dir, remote) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TURBO_')));
-  Object.assign(env, { TURBO_API: remote.url, TURBO_TOKEN: remote.token, TURBO_TEAM: TEAM, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' });
+  Object.assign(env, { TURBO_API: remote.url, TURBO_TOKEN: remote.token, TURBO_TEAM: TEAM, TURBO_REMOTE_CACHE_SIGNATURE_KEY: remote.signatureKey, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' });
   const log = path.join(dir, BUILD_LOG);
   rmSync(log, { force: true });
   const runs = path.join(dir, '.turbo/runs');
@@ -93,10 +93,15 @@ function bundles(dir) {
   return files;
 }
 
-function sameBytes(a, b) {
-  const ka = Object.keys(a).sort();
-  const kb = Object.keys(b).sort();
-  return ka.length > 0 && ka.join('\n') === kb.join('\n') && ka.every((k) => a[k].equals(b[k]));
+/**
+ * Whether every file of `ref` is in `other` with the same bytes; with `exact`, `other` holds no
+ * more. (turbo restores outputs over dist/ without removing what is there, so a clone that built
+ * before keeps its older bundles, each named by its own id, beside the restored ones.)
+ */
+function sameBytes(ref, other, { exact = true } = {}) {
+  const keys = Object.keys(ref);
+  if (keys.length === 0 || (exact && Object.keys(other).length !== keys.length)) return false;
+  return keys.every((k) => other[k] !== undefined && ref[k].equals(other[k]));
 }
 
 const EDIT = { file: 'packages/text-kit/text/tone.md', from: 'Be warm and brief.', to: 'Be warm, brief and kind.' };
@@ -108,12 +113,13 @@ const EDIT = { file: 'packages/text-kit/text/tone.md', from: 'Be warm and brief.
 export async function runRemoteCacheScenario({ keep = false } = {}) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-scale-'));
   const token = randomBytes(24).toString('hex');
+  const signatureKey = randomBytes(24).toString('hex');
   const store = path.join(tmp, 'store');
   mkdirSync(store);
   let server;
   try {
     server = await startCacheServer({ storeDir: store, token });
-    const remote = { url: server.url, token };
+    const remote = { url: server.url, token, signatureKey };
     const origin = path.join(tmp, 'origin');
     cpSync(path.join(ROOT, 'fixtures/monorepo'), origin, { recursive: true });
     await git(origin, 'init', '--quiet', '--initial-branch=main');
@@ -124,6 +130,7 @@ export async function runRemoteCacheScenario({ keep = false } = {}) {
 
     const first = await turboBuild(a, remote);
     const stored = readdirSync(path.join(store, TEAM)).sort();
+    const artifact = (hash) => path.join(store, TEAM, hash);
     const second = await turboBuild(b, remote);
     const secondIdentical = sameBytes(bundles(a), bundles(b));
 
@@ -135,18 +142,27 @@ export async function runRemoteCacheScenario({ keep = false } = {}) {
     const editReached = Object.entries(bundles(b)).some(([k, v]) => k.startsWith('greeter/') && v.toString('utf8').includes(EDIT.to));
     await git(a, 'pull', '--quiet', '--no-rebase', b, 'main');
     const pulled = await turboBuild(a, remote);
-    const pulledIdentical = sameBytes(bundles(a), bundles(b));
+    const pulledIdentical = sameBytes(bundles(b), bundles(a), { exact: false });
+
+    // Whoever can write to the cache's storage swaps greeter's artifact for another valid one:
+    // turbo's signature check refuses it, so a third clone rebuilds greeter, to the same bytes.
+    const greeterHash = afterEdit.tasks['greeter']?.hash;
+    writeFileSync(artifact(greeterHash), readFileSync(artifact(afterEdit.tasks['notes']?.hash)));
+    const c = await clone(b, path.join(tmp, 'machine-c', 'repo'));
+    const tampered = await turboBuild(c, remote);
+    const tamperedIdentical = sameBytes(bundles(b), bundles(c));
 
     // Nothing machine- or secret-specific may reach a bundle, a cache key or a log.
     const leaks = [];
     for (const [where, text] of [
       ...Object.entries(bundles(a)).map(([k, v]) => [`bundle ${k}`, v.toString('utf8')]),
-      ...[first, second, afterEdit, pulled].flatMap((r, i) => [[`turbo output ${i + 1}`, r.output], [`run summary ${i + 1}`, r.summaryText]]),
+      ...[first, second, afterEdit, pulled, tampered].flatMap((r, i) => [[`turbo output ${i + 1}`, r.output], [`run summary ${i + 1}`, r.summaryText]]),
     ]) {
       if (text.includes(token)) leaks.push(`${where} contains the cache token`);
+      if (text.includes(signatureKey)) leaks.push(`${where} contains the signature key`);
       if (where.startsWith('bundle') && (text.includes(a) || text.includes(tmp))) leaks.push(`${where} contains an absolute path`);
     }
-    return { runs: { first, second, afterEdit, pulled }, stored, secondIdentical, editReached, pulledIdentical, leaks, edit: EDIT };
+    return { runs: { first, second, afterEdit, pulled, tampered }, stored, secondIdentical, editReached, pulledIdentical, tamperedIdentical, leaks, edit: EDIT };
   } finally {
     await server?.close();
     if (!keep) rmSync(tmp, { recursive: true, force: true });
@@ -158,11 +174,11 @@ const list = (xs) => (xs.length ? xs.join(', ') : 'none');
 
 /** The scenario's claims, each with what was observed. */
 export function checkRemoteCache(r) {
-  const { first, second, afterEdit, pulled } = r.runs;
-  const firstHashes = PACKAGES.map((p) => first.tasks[p]?.hash).sort();
+  const { first, second, afterEdit, pulled, tampered } = r.runs;
+  const firstHashes = PACKAGES.flatMap((p) => [first.tasks[p]?.hash, `${first.tasks[p]?.hash}.tag`]).sort();
   return [
     { claim: 'the first clone builds every package', ok: all(first.tasks, (t) => t.status === 'MISS') && list(first.built) === list([...PACKAGES].sort()), observed: `built ${list(first.built)}` },
-    { claim: 'its artifacts are uploaded to the remote cache', ok: list(r.stored) === list(firstHashes), observed: `server store holds ${r.stored.length} artifacts` },
+    { claim: 'its artifacts are uploaded to the remote cache, each with a signature tag', ok: list(r.stored) === list(firstHashes), observed: `server store holds ${list(r.stored)}` },
     { claim: 'a second clone elsewhere is a full remote hit (FULL TURBO)', ok: second.fullTurbo && all(second.tasks, (t) => t.status === 'HIT' && t.source === 'REMOTE'), observed: PACKAGES.map((p) => `${p} ${second.tasks[p]?.status}/${second.tasks[p]?.source}`).join(', ') },
     { claim: 'the second clone runs no berrypack build', ok: second.built.length === 0, observed: `built ${list(second.built)}` },
     { claim: 'its bundles are byte-identical to the first clone\'s', ok: r.secondIdentical, observed: r.secondIdentical ? 'identical' : 'different' },
@@ -171,7 +187,12 @@ export function checkRemoteCache(r) {
       ok: list(afterEdit.built) === 'greeter, text-kit' && afterEdit.tasks['notes']?.status === 'HIT' && afterEdit.tasks['text-kit']?.status === 'MISS' && afterEdit.tasks['greeter']?.status === 'MISS' && r.editReached,
       observed: `built ${list(afterEdit.built)}; edit in greeter's bundle: ${r.editReached}`,
     },
-    { claim: 'the first clone, after pulling the edit, is a full hit with identical bundles', ok: pulled.fullTurbo && pulled.built.length === 0 && r.pulledIdentical, observed: `built ${list(pulled.built)}; ${r.pulledIdentical ? 'identical' : 'different'}` },
-    { claim: 'no token or absolute path in bundles, outputs or run summaries', ok: r.leaks.length === 0, observed: list(r.leaks) },
+    { claim: 'the first clone, after pulling the edit, is a full hit restoring identical bundles', ok: pulled.fullTurbo && pulled.built.length === 0 && r.pulledIdentical, observed: `built ${list(pulled.built)}; ${r.pulledIdentical ? 'identical' : 'different'}` },
+    {
+      claim: 'an artifact swapped in the server\'s storage fails its signature and is rebuilt to the same bytes',
+      ok: list(tampered.built) === 'greeter' && tampered.tasks['greeter']?.status === 'MISS' && tampered.tasks['text-kit']?.source === 'REMOTE' && r.tamperedIdentical,
+      observed: `built ${list(tampered.built)}; ${r.tamperedIdentical ? 'identical' : 'different'}`,
+    },
+    { claim: 'no token, signature key or absolute path in bundles, outputs or run summaries', ok: r.leaks.length === 0, observed: list(r.leaks) },
   ];
 }
