@@ -24,7 +24,8 @@ const scenarios = [
       const summary =
         `${held} of ${checks.length} claims hold; first clone built ${first.built.length}, ` +
         `second clone ${second.fullTurbo ? 'FULL TURBO' : 'not a full hit'} with ${second.built.length} builds and ${r.secondIdentical ? 'identical' : 'DIFFERENT'} bundles, ` +
-        `edit rebuilt ${afterEdit.built.join(' + ') || 'nothing'}`;
+        `edit rebuilt ${afterEdit.built.join(' + ') || 'nothing'} ` +
+        `(turbo: ${(first.ms / 1000).toFixed(1)} s cold, ${(second.ms / 1000).toFixed(1)} s from the remote)`;
       return { status: held === checks.length ? 'pass' : 'fail', summary, checks };
     },
   },

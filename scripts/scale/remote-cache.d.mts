@@ -9,6 +9,8 @@ export interface TurboRun {
   /** Packages whose berrypack build actually ran (the clone's bin shim logs each one), sorted. */
   built: string[];
   fullTurbo: boolean;
+  /** turbo's own wall time for the run (its summary); reported, never asserted. */
+  ms: number;
   output: string;
   summaryText: string;
 }

@@ -72,6 +72,7 @@ async function turboBuild(dir, remote) {
     tasks,
     built: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).sort() : [],
     fullTurbo: result.output.includes('FULL TURBO'),
+    ms: summary.execution.endTime - summary.execution.startTime,
     output: result.output,
     summaryText,
   };
