@@ -33,3 +33,5 @@ export interface Check {
 /** Runs the remote build cache scenario of docs/scale.md (scripts/scale/remote-cache.mjs). */
 export function runRemoteCacheScenario(options?: { keep?: boolean }): Promise<RemoteCacheResult>;
 export function checkRemoteCache(result: RemoteCacheResult): Check[];
+/** process.env without TURBO_* and VERCEL_ARTIFACTS_* settings, telemetry and update checks off, then `extra`. */
+export function isolatedTurboEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;

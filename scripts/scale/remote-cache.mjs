@@ -52,10 +52,19 @@ async function clone(origin, dir) {
   return dir;
 }
 
+/**
+ * The environment for a turbo the tests start: none of the caller's turbo settings (a developer's
+ * TURBO_API/TURBO_TOKEN would send the fixture's artifacts to a real remote cache), no telemetry,
+ * no update check; then `extra`.
+ */
+export function isolatedTurboEnv(extra = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TURBO_') && !k.startsWith('VERCEL_ARTIFACTS_')));
+  return { ...env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1', ...extra };
+}
+
 /** `turbo run build` in a clone against the remote cache; what turbo did, from its own run summary. */
 async function turboBuild(dir, remote) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TURBO_')));
-  Object.assign(env, { TURBO_API: remote.url, TURBO_TOKEN: remote.token, TURBO_TEAM: TEAM, TURBO_REMOTE_CACHE_SIGNATURE_KEY: remote.signatureKey, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' });
+  const env = isolatedTurboEnv({ TURBO_API: remote.url, TURBO_TOKEN: remote.token, TURBO_TEAM: TEAM, TURBO_REMOTE_CACHE_SIGNATURE_KEY: remote.signatureKey });
   const log = path.join(dir, BUILD_LOG);
   rmSync(log, { force: true });
   const runs = path.join(dir, '.turbo/runs');
