@@ -165,6 +165,40 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     expect(listing(path.join(dir, 'out'))).toEqual([]);
   });
 
+  it('reports and emits for a module kept from the cache: a watch rebuild caused by another file', { timeout: 120_000 }, async () => {
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']'), 'other.js': 'export default 1;\n' });
+    writeFiles(dir, { 'main.js': "import app from './broken/plugin.json';\nimport other from './other.js';\nexport default { app, other };\n" });
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    try {
+      const first = await session.first();
+      expect(first.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+      const name = bundleAsset(first);
+      expect(name).toBeDefined();
+      rmSync(path.join(dir, 'out', name!));
+      // Only other.js changes: webpack and Rspack keep the package's module as it was built.
+      const next = await session.change(() => writeFileSync(path.join(dir, 'other.js'), 'export default 2;\n'));
+      expect(next.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+      expect(bundleAsset(next)).toBe(name);
+      expect(existsSync(path.join(dir, 'out', name!))).toBe(true);
+      expect(requireFresh<{ default: { other: number } }>(path.join(dir, 'out/main.js')).default.other).toBe(2);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('reports and emits for a module restored from the persistent cache by a new compiler', { timeout: 120_000 }, async () => {
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']') });
+    const cacheDir = path.join(dir, '.cache');
+    const cache = host.name === 'webpack' ? { type: 'filesystem', cacheDirectory: cacheDir } : { type: 'persistent', storage: { type: 'filesystem', directory: cacheDir } };
+    const first = await build(host, nodeConfig(dir, [berrypack()], { cache }));
+    expect(first.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    const second = await build(host, nodeConfig(dir, [berrypack()], { cache }));
+    expect(second.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+    expect(bundleAsset(second)).toBe(bundleAsset(first));
+    expect(existsSync(path.join(dir, 'out', bundleAsset(first)!))).toBe(true);
+  });
+
   it('rebuilds in watch mode: an edit, a break and its fix, an added and a deleted routine', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
