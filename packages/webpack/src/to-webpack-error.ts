@@ -44,5 +44,6 @@ export function toWebpackError(
 /** Relative to `context` with `/` when inside it, absolute otherwise (as the CLI prints paths). */
 export function displayPath(file: string, context: string): string {
   const relative = path.relative(context, file);
-  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
+  const outside = relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  return outside ? file : relative.split(path.sep).join('/');
 }
