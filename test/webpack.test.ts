@@ -155,6 +155,29 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     expect(requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default).toMatchObject({ name: 'example.notebook', version: expect.any(String) });
   });
 
+  it('applies `catalog`, and claims a plugin.json without the Berry extension only with `?berrypack`', async () => {
+    writeFiles(dir, {
+      'tools/plugin.json': BROKEN['broken/plugin.json'],
+      'tools/r/pick.md': '---\nname: pick\ndescription: Picks a tool.\nmodel:\n  select:\n    operation: generation\ntools:\n  - nowhere\n---\nPick.\n',
+      'main.js': "export { default } from './tools/plugin.json';\n",
+    });
+    const without = await build(host, nodeConfig(dir, [berrypack()]));
+    expect(without.errors.find((e) => e.file !== undefined)).toMatchObject({ file: 'tools/r/pick.md', loc: { start: { line: 8, column: 4 } } });
+    expect(plain(without.errors.find((e) => e.file !== undefined)!.message)).toMatch(/^BP2110 Unexpected unknown tool `nowhere`/);
+    writeFiles(dir, { 'catalog.json': JSON.stringify({ models: [], tools: [{ name: 'nowhere' }] }) });
+    const withCatalog = await build(host, nodeConfig(dir, [berrypack({ catalog: path.join(dir, 'catalog.json') })]));
+    expect(withCatalog.errors).toEqual([]);
+    expect(bundleAsset(withCatalog)).toBeDefined();
+
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    writeFiles(dir, { 'other/plugin.json': '{"name": "not-berry"}\n', 'main.js': "export { default } from './other/plugin.json?berrypack';\n" });
+    const explicit = await build(host, nodeConfig(dir, [berrypack()]));
+    const reported = explicit.errors.filter((e) => e.file !== undefined);
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported.every((e) => e.file === 'other/plugin.json')).toBe(true);
+    expect(listing(path.join(dir, 'out'))).toEqual([]);
+  });
+
   it('refuses a .md that is not a source of its package, with a message and no stack', async () => {
     copyFixture('notebook', dir);
     writeFiles(dir, { 'notebook/notes.md': '---\nname: stray\n---\nNot under sources.\n', 'main.js': "export { default } from './notebook/notes.md';\n" });
