@@ -222,6 +222,26 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     expect(existsSync(path.join(dir, 'out', bundleAsset(first)!))).toBe(true);
   });
 
+  it('rebuilds in watch mode when a resource or an imported package changes', { timeout: 120_000 }, async () => {
+    copyFixture('imports/app', dir);
+    copyFixture('imports/lib', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './app/plugin.json';\n" });
+    const session = watch(host, nodeConfig(dir, [berrypack()]));
+    try {
+      const first = bundleAsset(await session.first());
+      const resource = bundleAsset(await session.change(() => writeFileSync(path.join(dir, 'app/banner.txt'), 'HELLO AGAIN\n')));
+      expect(resource).toBeDefined();
+      expect(resource).not.toBe(first);
+      const tone = path.join(dir, 'lib/text/tone.md');
+      const text = readFileSync(tone, 'utf8') + '\nStay warm.\n';
+      const imported = bundleAsset(await session.change(() => writeFileSync(tone, text)));
+      expect(imported).toBeDefined();
+      expect(imported).not.toBe(resource);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('rebuilds in watch mode: an edit, a break and its fix, an added and a deleted routine', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
