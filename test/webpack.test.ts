@@ -134,17 +134,19 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       'other/plugin.json': '{"name": "not-berry"}\n',
       'docs/guide.md': '# Guide\n',
       'main.js':
-        "import { id, fileName } from './notebook/plugin.json';\nimport other from './other/plugin.json';\nimport readme from './notebook/routines/README.md';\nimport guide from './docs/guide.md';\nexport default { id, fileName, other, readme, guide };\n",
+        "import { id, fileName, file } from './notebook/plugin.json';\nimport other from './other/plugin.json';\nimport readme from './notebook/routines/README.md';\nimport guide from './docs/guide.md';\nexport default { id, fileName, file, other, readme, guide };\n",
     });
     // Markdown that is not ours is another rule's: here, raw text. A package's README is
     // documentation, claimed (and refused) unless excluded.
     const rules = { module: { rules: [{ test: /\.md$/, type: 'asset/source' }] } };
-    const outcome = await build(host, nodeConfig(dir, [berrypack({ emit: false, namedExports: true, exclude: /README\.md$/ })], rules));
+    const output = { path: path.join(dir, 'out'), publicPath: '/static/', library: { type: 'commonjs2' } };
+    const outcome = await build(host, nodeConfig(dir, [berrypack({ emit: false, namedExports: true, exclude: /README\.md$/ })], { ...rules, output }));
     expect(outcome.errors).toEqual([]);
     expect(outcome.assets).toEqual(['main.js']);
     const expected = createCompiler().build(path.join(dir, 'notebook/plugin.json')).bundle!;
     const loaded = requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default;
-    expect(loaded).toMatchObject({ id: expected.id, fileName: expected.fileName, other: { name: 'not-berry' } });
+    // Nothing emitted: `file` is only the name, not a URL under the public path.
+    expect(loaded).toMatchObject({ id: expected.id, fileName: expected.fileName, file: expected.fileName, other: { name: 'not-berry' } });
     expect(loaded.readme).toBe(readFileSync(path.join(dir, 'notebook/routines/README.md'), 'utf8'));
     expect(loaded.guide).toBe('# Guide\n');
 

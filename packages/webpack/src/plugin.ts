@@ -95,7 +95,8 @@ export function berrypack(options?: Options): WebpackPlugin {
             const why = failed === 0 ? 'no bundle and no error diagnostic' : failed === 1 ? '1 error, reported with its position' : `${failed} errors, reported with their positions`;
             throw loaderError(`Unexpected failed build of ${displayPath(manifest, context)}: ${why}`);
           }
-          const fileExpression = `__webpack_public_path__ + ${JSON.stringify(result.bundle.fileName)}`;
+          const name = JSON.stringify(result.bundle.fileName);
+          const fileExpression = settings.emit ? `__webpack_public_path__ + ${name}` : name;
           const code = renderImportModule(result.summary, manifest, file, { fileExpression, namedExports: settings.namedExports });
           if (code === undefined) {
             throw loaderError(`Unexpected import of ${displayPath(file, context)}, expected a routine source of package ${result.summary.name}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`);
