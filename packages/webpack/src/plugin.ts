@@ -71,8 +71,13 @@ export function berrypack(options?: Options): WebpackPlugin {
       const context = host.options.context ?? process.cwd();
 
       async function build(manifest: string): Promise<BuildResult> {
-        await builds.prepare(manifest);
-        return builds.build(manifest).result;
+        try {
+          await builds.prepare(manifest);
+          return builds.build(manifest).result;
+        } catch (error) {
+          // The compiler reports bad input as diagnostics; this is a fault of ours, said in one line.
+          throw loaderError(`Unexpected internal error building ${displayPath(manifest, context)}: ${(error as Error).message}`);
+        }
       }
 
       const target: LoaderTarget = {
@@ -125,7 +130,13 @@ export function berrypack(options?: Options): WebpackPlugin {
             if (manifest !== undefined) manifests.add(manifest);
           }
           for (const manifest of [...manifests].sort()) {
-            const result = await build(manifest);
+            let result: BuildResult;
+            try {
+              result = await build(manifest);
+            } catch (error) {
+              compilation.errors.push(Object.assign(new host.webpack.WebpackError((error as Error).message), { hideStack: true }));
+              continue;
+            }
             report(compilation, result.diagnostics);
             if (settings.emit && result.bundle && !result.diagnostics.some(fatal)) bundles.set(result.bundle.fileName, result.bundle);
           }
