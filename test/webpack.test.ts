@@ -134,7 +134,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       'other/plugin.json': '{"name": "not-berry"}\n',
       'docs/guide.md': '# Guide\n',
       'main.js':
-        "import { id, fileName, file } from './notebook/plugin.json';\nimport other from './other/plugin.json';\nimport readme from './notebook/routines/README.md';\nimport guide from './docs/guide.md';\nexport default { id, fileName, file, other, readme, guide };\n",
+        "import { id, fileName, file } from './notebook/plugin.json';\nimport other from './other/plugin.json';\nimport readme from './notebook/routines/README.md';\nimport guide from './docs/guide.md';\nimport compose from './notebook/routines/notes/compose.md';\nexport default { id, fileName, file, other, readme, guide, compose };\n",
     });
     // Markdown that is not ours is another rule's: here, raw text. A package's README is
     // documentation, claimed (and refused) unless excluded.
@@ -149,6 +149,8 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     expect(loaded).toMatchObject({ id: expected.id, fileName: expected.fileName, file: expected.fileName, other: { name: 'not-berry' } });
     expect(loaded.readme).toBe(readFileSync(path.join(dir, 'notebook/routines/README.md'), 'utf8'));
     expect(loaded.guide).toBe('# Guide\n');
+    // A routine is ours even though the Markdown rule matches it too.
+    expect(loaded.compose).toMatchObject({ name: 'notes.compose', kind: 'model', bundle: { id: expected.id } });
 
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
     const excluded = await build(host, nodeConfig(dir, [berrypack({ exclude: '**/notebook/**' })]));
