@@ -13,6 +13,7 @@ Commands:
   run BUNDLE          run an agent or export of a bundle (or a plugin.json built in memory)
   replay JOURNAL      re-run a recorded execution from its journal and report any divergence
   method run|resume|confirm|status   run method/2 documents durably (see docs/methods.md)
+  lsp --stdio         run the language server for editors (see docs/editors.md)
 
 Run \`berrypack <command> --help\` for a command's options.
 `;
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   replay: async () => (await import('./commands/replay.js')).replayCommand,
   method: async () => (await import('./commands/method.js')).methodCommand,
+  lsp: async () => (await import('./commands/lsp.js')).lspCommand,
 };
 
 /** Runs the CLI and resolves to its exit code; never throws and never prints a stack trace. */
