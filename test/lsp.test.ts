@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ import {
   type ProtocolConnection,
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol/node.js';
+import { createCompiler } from '../packages/compiler/src/index.js';
 import { berrypack, BIN } from './support/cli.js';
 import { cleanup, copyFixtures } from './support/temp.js';
 
@@ -84,6 +85,29 @@ function at(text: string, needle: string, offset = 0, nth = 0): Position {
   const before = text.slice(0, index + offset);
   return { line: before.split('\n').length - 1, character: before.length - before.lastIndexOf('\n') - 1 };
 }
+
+describe('the check-only build the server runs on each keystroke', () => {
+  it('gives what a full build gives, without the bundle', () => {
+    const work = copyFixtures(['notebook', 'imports']);
+    try {
+      const broken = path.join(work, 'notebook/routines/converse.md');
+      for (const manifest of ['notebook/plugin.json', 'imports/app/plugin.json', 'notebook/plugin.json']) {
+        const file = path.join(work, manifest);
+        const full = createCompiler().build(file);
+        const checked = createCompiler().build(file, { bundle: false });
+        expect(checked.diagnostics).toEqual(full.diagnostics);
+        expect(checked.files).toEqual(full.files);
+        expect(checked.ok).toBe(full.ok);
+        expect(checked.bundle).toBeUndefined();
+        // The third round checks a broken package.
+        writeFileSync(broken, readFileSync(broken, 'utf8').replace('{{notes.style}}', '{{notes.styel}}'));
+      }
+      expect(createCompiler().build(path.join(work, 'notebook/plugin.json'), { bundle: false }).ok).toBe(false);
+    } finally {
+      cleanup(work);
+    }
+  });
+});
 
 describe('berrypack lsp --stdio, through a real LSP client', () => {
   let work: string;

@@ -46,7 +46,7 @@ export function startServer(connection: Connection): void {
       return;
     }
     for (const [f, list] of results) {
-      const text = ws.text(f);
+      const text = list.length ? ws.text(f) : '';
       const diagnostics = list.map((d) => toLspDiagnostic(d, text, (g) => ws.text(g)));
       const target = f === file ? uri : pathToFileURL(f).href;
       const key = JSON.stringify(diagnostics);

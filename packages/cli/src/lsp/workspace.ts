@@ -9,6 +9,12 @@ interface OpenDocument {
   bytes: Uint8Array;
 }
 
+interface CachedIndex {
+  files: string[];
+  byFile: Map<string, RoutineSource | undefined>;
+  index: PackageIndex;
+}
+
 export interface PackageIndex {
   manifest: string;
   table: NameTable;
@@ -28,6 +34,8 @@ export class Workspace {
   private readonly host: CompilerHost;
   private readonly routines = new Map<string, { text: string; routine: RoutineSource | undefined }>();
   private readonly packageFiles = new Map<string, string[]>();
+  /** Rebuilt after each check of its package, so completion does not reread 1,000 files per request. */
+  private readonly indexes = new Map<string, CachedIndex>();
 
   constructor() {
     const overlay = (p: string) => this.open.get(p);
@@ -92,11 +100,16 @@ export class Workspace {
     const manifest = this.manifestFor(file);
     let diagnostics: Diagnostic[];
     if (manifest) {
-      const result = this.compiler.build(manifest);
+      const before = this.compiler.stats.filesRead;
+      const result = this.compiler.build(manifest, { bundle: false });
       diagnostics = result.diagnostics;
+      // More than the edited document read in full: something changed on disk, so the names may have too.
+      if (this.compiler.stats.filesRead - before > 1) this.indexes.delete(manifest);
       const files = result.files.filter((f) => f.endsWith('.md') || isMethodFile(f) || f === manifest);
-      this.packageFiles.set(manifest, files);
-      for (const f of files) out.set(f, []);
+      const previous = this.packageFiles.get(manifest);
+      // The same list keeps its identity, so the index (keyed by it) survives the rebuild.
+      if (!(previous && previous.length === files.length && previous.every((f, i) => f === files[i]))) this.packageFiles.set(manifest, files);
+      for (const f of this.packageFiles.get(manifest)!) out.set(f, []);
     } else if (isMethodFile(file)) {
       diagnostics = checkMethod(file, this.text(file)).diagnostics;
     } else if (file.endsWith('.md')) {
@@ -122,18 +135,44 @@ export class Workspace {
     return routine;
   }
 
-  /** Routines and import aliases of the package around `file`, for the one resolver. */
+  /**
+   * Routines and import aliases of the package around `file`, for the one resolver. Kept
+   * while the package's file list is unchanged: only open documents (the ones being edited)
+   * are looked at again, so completion after a keystroke does not reread the package.
+   */
   index(file: string): PackageIndex | undefined {
     const manifest = this.manifestFor(file);
     if (!manifest) return undefined;
     if (!this.packageFiles.has(manifest)) this.check(manifest);
-    const sources = new Map<string, RoutineSource>();
-    for (const f of this.packageFiles.get(manifest) ?? []) {
-      if (!f.endsWith('.md')) continue;
-      const r = this.routine(f);
-      if (r?.name !== undefined && !sources.has(r.name)) sources.set(r.name, r);
+    const files = this.packageFiles.get(manifest) ?? [];
+    const cached = this.indexes.get(manifest);
+    if (cached && cached.files === files) {
+      for (const f of this.open.keys()) if (cached.byFile.has(f)) this.refresh(cached, f);
+      return cached.index;
     }
-    const imports = new Map<string, { manifest?: string; export?: string }>();
+    const byFile = new Map<string, RoutineSource | undefined>();
+    for (const f of files) if (f.endsWith('.md')) byFile.set(f, this.routine(f));
+    const entry: CachedIndex = { files, byFile, index: { manifest, table: this.nameTable(manifest, byFile), imports: this.importsOf(manifest).imports } };
+    this.indexes.set(manifest, entry);
+    return entry.index;
+  }
+
+  private refresh(cached: CachedIndex, file: string): void {
+    const routine = this.routine(file);
+    if (cached.byFile.get(file) === routine) return;
+    cached.byFile.set(file, routine);
+    cached.index = { ...cached.index, table: this.nameTable(cached.index.manifest, cached.byFile) };
+  }
+
+  private nameTable(manifest: string, byFile: Map<string, RoutineSource | undefined>): NameTable {
+    const sources = new Map<string, RoutineSource>();
+    for (const r of byFile.values()) if (r?.name !== undefined && !sources.has(r.name)) sources.set(r.name, r);
+    const { imports, externals } = this.importsOf(manifest);
+    return { sources, imports: new Map([...imports.keys()].map((alias) => [alias, { alias, kind: 'opaque' as const }])), externals };
+  }
+
+  private importsOf(manifest: string): { imports: PackageIndex['imports']; externals: Set<string> } {
+    const imports: PackageIndex['imports'] = new Map();
     const externals = new Set<string>();
     try {
       const ext = JSON.parse(normalize(this.text(manifest)))?.extensions?.['ai.strawberry.berry'] ?? {};
@@ -145,7 +184,6 @@ export class Workspace {
     } catch {
       // An unreadable manifest has its own diagnostics; names still resolve among the sources.
     }
-    const table: NameTable = { sources, imports: new Map([...imports.keys()].map((alias) => [alias, { alias, kind: 'opaque' as const }])), externals };
-    return { manifest, table, imports };
+    return { imports, externals };
   }
 }
