@@ -86,6 +86,14 @@ function at(text: string, needle: string, offset = 0, nth = 0): Position {
   return { line: before.split('\n').length - 1, character: before.length - before.lastIndexOf('\n') - 1 };
 }
 
+describe('berrypack lsp usage', () => {
+  it('refuses to start without --stdio (exit 2, one line)', () => {
+    const r = berrypack(['lsp']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('berrypack lsp: Unexpected arguments, expected `berrypack lsp --stdio`\n');
+  });
+});
+
 describe('the check-only build the server runs on each keystroke', () => {
   it('gives what a full build gives, without the bundle', () => {
     const work = copyFixtures(['notebook', 'imports']);
@@ -150,6 +158,33 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const actions = await client.connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d!.range, context: { diagnostics: [d!] } });
     const quote = actions!.find((a) => a.title === 'Quote the value') as { edit: { changes: Record<string, { newText: string }[]> } };
     expect(quote.edit.changes[uri]![0]!.newText).toBe("'Note: summaries must stay under 100 words'");
+  });
+
+  it('converts positions for a BOM, CRLF line ends and characters outside the BMP', async () => {
+    const file = path.join(work, 'broken/colon-trap/emoji.md');
+    const text = '\uFEFF---\r\nname: emoji\r\ndescription: 😀 Note: two 😀 here\r\nmodel:\r\n  select:\r\n    operation: generation\r\n---\r\nHi.\r\n';
+    writeFileSync(file, text);
+    const uri = client.open(file, text);
+    const [d] = await client.diagnosticsOf(uri, (l) => l.length > 0);
+    expect(d).toMatchObject({ code: 'BP1050', range: { start: at(text, '😀 Note'), end: at(text, 'here', 4) } });
+  });
+
+  it('checks plugin.json and method documents', async () => {
+    const manifest = path.join(work, 'notebook/plugin.json');
+    const text = readFileSync(manifest, 'utf8');
+    const uri = client.open(manifest);
+    await client.diagnosticsOf(uri, (l) => l.length === 0);
+    client.change(uri, text.replace('"version": "1"', '"version": 1'));
+    const [d] = await client.diagnosticsOf(uri, (l) => l.length > 0);
+    expect(d).toMatchObject({ code: 'BP2007', range: { start: at(text, '"1"'), end: at(text, '"1"', 1) }, data: { hint: 'quote it: `"version": "1"`' } });
+    client.change(uri, text);
+    await client.diagnosticsOf(uri, (l) => l.length === 0);
+
+    const method = path.join(work, 'search.method.yaml');
+    const doc = 'format: method/2\nname: search_topic\ngoal: Finds pages about a topic.\ninputs:\n  query:\n    type: text\n    description: What to search for.\nsteps:\n  search:\n    in:\n      query: inputs.querry\n    do: Search the web for {{query}} and return the titles found.\n    out:\n      titles:\n        type: list\n        description: Titles of matching pages.\n        items:\n          type: text\nresult: titles\n';
+    writeFileSync(method, doc);
+    const [m] = await client.diagnosticsOf(client.open(method, doc), (l) => l.length > 0);
+    expect(m).toMatchObject({ code: 'BP6061', range: { start: at(doc, 'inputs.querry') }, data: { hint: 'did you mean `inputs.query`?' } });
   });
 
   it('checks the package around the open file on every change, with did-you-mean fixes and diagnostics for the other files', { timeout: 240_000 }, async () => {
