@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { naturalCompare } from '../packages/cli/src/inspect-html/graph.js';
 import { squarify } from '../packages/cli/src/inspect-html/layout.js';
 import { Browser, chromiumOrSkip, type Page } from './support/chromium.js';
 import { berrypack, ROOT } from './support/cli.js';
@@ -54,6 +55,10 @@ describe('inspect --html without a browser', () => {
       expect(c.x + c.width).toBeLessThanOrEqual(600 + 1e-9);
       expect(c.y + c.height).toBeLessThanOrEqual(400 + 1e-9);
     }
+  });
+
+  it('orders names naturally (model2 before model10), the same on every machine', () => {
+    expect(['m10', 'm2', 'a.b1', 'm1', 'a.b01'].sort(naturalCompare)).toEqual(['a.b1', 'a.b01', 'm1', 'm2', 'm10']);
   });
 
   it('writes nothing when the bundle does not verify, and names the page in text output', () => {
@@ -147,6 +152,13 @@ describe.skipIf(!chromium)('inspect --html in headless Chromium', () => {
     expect(await page.evaluate<string>(`document.getElementById('details-title').textContent`)).toBe(focused.replace(/^[a-z]+:/, ''));
     await page.press('Tab', 'Tab', 9);
     expect(await page.evaluate<string>(`document.activeElement.dataset.id ?? ''`)).not.toBe(focused);
+
+    // Find a routine by name: type it, press Enter; the node gets the focus.
+    await page.evaluate(`document.getElementById('find-input').focus()`);
+    await page.send('Input.insertText', { text: 'search.rank' });
+    await page.press('Enter', 'Enter', 13);
+    expect(await page.evaluate<string>(`document.activeElement.dataset.id`)).toBe('routine:search.rank');
+    expect(await page.evaluate<string>(`document.getElementById('details-title').textContent`)).toBe('search.rank');
 
     await page.evaluate(`document.querySelector('[data-id="routine:converse"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`);
     writeFileSync(path.join(ARTIFACTS, 'inspect-notebook-light.png'), await page.screenshot());

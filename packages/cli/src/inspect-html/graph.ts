@@ -62,7 +62,7 @@ export function routineGraph(content: BundleContent): RoutineGraph {
   const exported = new Set((content.exports ?? []).flatMap((e) => (e.target?.kind === 'source' ? [e.target.name] : [])));
 
   const nodes = new Map<string, GraphNode>();
-  for (const name of Object.keys(sources).sort()) {
+  for (const name of Object.keys(sources).sort(naturalCompare)) {
     const s = sources[name]!;
     nodes.set(sourceId(name), { id: sourceId(name), label: name, kind: (s.kind as NodeKind) ?? 'instructions', agents: agentsOf.get(name) ?? [], exported: exported.has(name), visibility: s.visibility });
   }
@@ -100,7 +100,7 @@ export function routineGraph(content: BundleContent): RoutineGraph {
     for (const imported of record.imports ?? []) link(from, moduleNode(extra, imported), 'imports');
   }
   const rank: Record<string, number> = { import: 0, module: 1, external: 2 };
-  const rest = [...extra.values()].sort((a, b) => rank[a.kind]! - rank[b.kind]! || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  const rest = [...extra.values()].sort((a, b) => rank[a.kind]! - rank[b.kind]! || naturalCompare(a.label, b.label));
   return { nodes: [...nodes.values(), ...rest], edges: [...edges.values()].filter((e) => nodes.has(e.to) || extra.has(e.to)) };
 }
 
@@ -108,4 +108,19 @@ function moduleNode(extra: Map<string, GraphNode>, path: string): string {
   const id = `module:${path}`;
   if (!extra.has(id)) extra.set(id, { id, label: path, kind: 'module', agents: [], exported: false });
   return id;
+}
+
+/** `model2` before `model10`: digit runs compare as numbers; the same order on every machine (no locale). */
+export function naturalCompare(a: string, b: string): number {
+  const pa = a.match(/\d+|\D+/g) ?? [];
+  const pb = b.match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x === y) continue;
+    const nx = /^\d/.test(x) && /^\d/.test(y) ? Number(x) - Number(y) || x.length - y.length : 0;
+    if (nx !== 0) return nx;
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -54,7 +54,9 @@ export const PAGE_SCRIPT = String.raw`
     const inc = data.edges.filter((e) => e.to === id).map((e) => [e.from, e.kind]);
     parts.push(...section('Uses', links(out, 'go to')), ...section('Used by', links(inc, 'go to')));
     panel.replaceChildren(...parts);
-    if (focus) byId.get(id) ? byId.get(id).focus() : panel.focus();
+    const node = byId.get(id);
+    if (node && node.scrollIntoView) node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (focus) node ? node.focus() : panel.focus();
     if (history.replaceState) history.replaceState(null, '', '#' + encodeURIComponent(id));
   }
 
@@ -78,6 +80,12 @@ export const PAGE_SCRIPT = String.raw`
       for (const x of edges) x.classList.remove('active');
       graph.classList.remove('graph-dim');
     }
+  });
+  document.getElementById('find').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const wanted = document.getElementById('find-input').value.trim();
+    const id = Object.keys(data.nodes).find((k) => data.nodes[k].label === wanted);
+    if (id) show(id, true);
   });
   const theme = document.getElementById('theme');
   theme.addEventListener('click', () => {

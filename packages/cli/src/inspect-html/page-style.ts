@@ -20,15 +20,16 @@ header .id, code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Cons
 header .id { color: var(--muted); overflow-wrap: anywhere; }
 header .counts { color: var(--muted); }
 #theme { margin-left: auto; }
+#find { margin: 0 0 8px; font-size: 13px; }
+#find input { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 2px 6px; width: 18em; }
 button { font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px; cursor: pointer; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 34%); gap: 16px; padding: 16px 24px; }
 section, aside { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; min-width: 0; }
 h2 { font-size: 15px; margin: 0 0 8px; }
 h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
-#graph-section { grid-column: 1; }
-#details { grid-column: 2; grid-row: 1 / span 2; position: sticky; top: 8px; align-self: start; max-height: calc(100vh - 16px); overflow: auto; }
-#size-section { grid-column: 1; }
+main > .left { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
+#details { position: sticky; top: 8px; align-self: start; max-height: calc(100vh - 16px); overflow: auto; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 0 0 8px; padding: 0; list-style: none; color: var(--muted); font-size: 12px; }
 .legend .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
 .legend .ln { display: inline-block; width: 18px; height: 0; border-top: 2px solid; margin-right: 4px; vertical-align: 3px; }
@@ -68,5 +69,5 @@ dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
 .links { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px; }
 .links button { font-size: 12px; padding: 0 8px; }
 .empty { color: var(--muted); }
-@media (max-width: 900px) { main { grid-template-columns: 1fr; } #details { grid-column: 1; grid-row: auto; position: static; max-height: none; } }
+@media (max-width: 900px) { main { grid-template-columns: 1fr; } #details { position: static; max-height: none; } }
 `;

@@ -45,19 +45,21 @@ export function renderInspectorPage(bundle: { id: string; content: BundleContent
 <button type="button" id="theme" aria-pressed="false">Light / dark</button>
 </header>
 <main>
+<div class="left">
 <section id="graph-section" aria-labelledby="graph-title">
 <h2 id="graph-title">Routine graph</h2>
+<form id="find" role="search"><label for="find-input">Find a routine</label> <input id="find-input" list="find-names" autocomplete="off" spellcheck="false"> <button type="submit">Show</button><datalist id="find-names">${graph.nodes.map((n) => `<option value="${esc(n.label)}"></option>`).join('')}</datalist></form>
 ${legend()}
 <div class="graph-scroll">${renderGraph(graph, layout)}</div>
 </section>
-<aside id="details" aria-labelledby="details-heading" tabindex="-1">
-<h2 id="details-heading" class="visually-hidden" hidden>Details</h2>
-<div id="details-body" aria-live="polite"><p class="empty">Select a routine (click, or Tab to it and press Enter) to see its frontmatter, schemas and body.</p></div>
-</aside>
 <section id="size-section" aria-labelledby="size-title">
 <h2 id="size-title">Size account</h2>
 ${renderSizes(content)}
 </section>
+</div>
+<aside id="details" aria-label="Details" tabindex="-1">
+<div id="details-body" aria-live="polite"><p class="empty">Select a routine (click, or Tab to it and press Enter) to see its frontmatter, schemas and body.</p></div>
+</aside>
 </main>
 <script type="application/json" id="bp-data">${scriptJson(data)}</script>
 <script>${PAGE_SCRIPT}</script>
