@@ -270,6 +270,19 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const next = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: composeUri }, position: at(composeText, 'notes.count', 3) })) as Location[];
     expect(next.map((l) => l.uri)).toEqual([pathToFileURL(path.join(work, 'notebook/routines/notes/count.md')).href]);
 
+    // plugin.json: an agent's entry and an exports item resolve with no caller namespace (REF-3).
+    const manifest = path.join(work, 'notebook/plugin.json');
+    const manifestText = readFileSync(manifest, 'utf8');
+    const manifestUri = pathToFileURL(manifest).href;
+    const entry = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"converse"', 2) })) as Location[];
+    expect(entry.map((l) => l.uri)).toEqual([uri]);
+    const exported = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"search.answer"', 3) })) as Location[];
+    expect(exported.map((l) => l.uri)).toEqual([pathToFileURL(answer).href]);
+    const exportCard = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"notes.compose"', 3) });
+    expect((exportCard!.contents as { value: string }).value).toContain('**notes.compose** · model');
+    const title = await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"Notebook"', 2) });
+    expect(title).toEqual([]);
+
     // An import alias goes to the routine the import exports, in the other package.
     const greet = path.join(work, 'imports/app/greet.md');
     const greetText = readFileSync(greet, 'utf8');

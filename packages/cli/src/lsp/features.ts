@@ -86,7 +86,8 @@ function stringAt(r: RoutineSource, key: string): string | undefined {
 }
 
 /** The reference under the cursor, resolved by the one resolver (REF-2). */
-function referenceAt(ws: Workspace, file: string, position: Position): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined; routine: RoutineSource } | undefined {
+function referenceAt(ws: Workspace, file: string, position: Position): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined; routine?: RoutineSource } | undefined {
+  if (path.basename(file) === 'plugin.json') return manifestReferenceAt(ws, file, position);
   if (!file.endsWith('.md')) return undefined;
   const routine = ws.routine(file);
   if (!routine) return undefined;
@@ -99,6 +100,31 @@ function referenceAt(ws: Workspace, file: string, position: Position): { ref: Ro
   const ns = routine.name !== undefined ? namespaceOf(routine.name) : '';
   const resolved = resolveName(index.table, ref.name, ns, { allowExternal: ref.allowExternal });
   return { ref, target: resolved.ok ? resolved.target : undefined, index, routine };
+}
+
+/**
+ * An agent's `entry` or an `exports` item in plugin.json: names the resolver resolves with no
+ * caller namespace (REF-3). Read from the text around the cursor, so it works while the JSON is
+ * being edited.
+ */
+function manifestReferenceAt(ws: Workspace, file: string, position: Position): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined } | undefined {
+  const text = ws.text(file);
+  const normalized = normalize(text);
+  const offset = offsetAt(text, normalized, position);
+  const string = /"((?:[^"\\\n]|\\.)*)"/g;
+  for (let m = string.exec(normalized); m; m = string.exec(normalized)) {
+    if (m.index > offset) break;
+    if (offset > m.index + m[0].length) continue;
+    const before = normalized.slice(0, m.index);
+    const exportsAt = before.lastIndexOf('"exports"');
+    const inExports = exportsAt !== -1 && /^"exports"\s*:\s*\[[^\]]*$/.test(before.slice(exportsAt));
+    if (!/"entry"\s*:\s*$/.test(before) && !inExports) return undefined;
+    const ref: RoutineReference = { name: m[1]!, role: inExports ? 'export' : 'entry', start: m.index + 1, end: m.index + m[0].length - 1, allowExternal: false };
+    const index = ws.index(file);
+    const resolved = index && resolveName(index.table, ref.name, undefined);
+    return { ref, target: resolved?.ok ? resolved.target : undefined, index };
+  }
+  return undefined;
 }
 
 export function definition(ws: Workspace, file: string, position: Position): Location[] {

@@ -2,7 +2,7 @@ import { scanTemplate } from '../body/scan-template.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 
-export type ReferenceRole = 'tools' | 'next' | 'include' | 'dependency' | 'configure' | 'route' | 'summary';
+export type ReferenceRole = 'tools' | 'next' | 'include' | 'dependency' | 'configure' | 'route' | 'summary' | 'entry' | 'export';
 
 /** A name written in a routine that the one resolver (REF-2) resolves; offsets are into the normalized text. */
 export interface RoutineReference {
