@@ -5,7 +5,7 @@
  */
 export { MANIFEST_FIELD_DOCS, ROUTINE_FIELD_DOCS } from './field-docs.js';
 export { editorSchemaFiles, pluginSchema, routineSchemas, type RoutineSchemaName } from './json-schemas.js';
-export { FIELD_VALUES, MANIFEST_KEYS, NAME_VALUE_PATHS, NESTED_KEYS, SCHEMA_TYPE_VALUES } from './keys.js';
+export { FIELD_VALUES, NAME_VALUE_PATHS, NESTED_KEYS, SCHEMA_TYPE_VALUES } from './keys.js';
 export { routineReferences, type ReferenceRole, type RoutineReference } from './references.js';
 export { FIELDS } from '../routine/inventory.js';
 export { KEYWORDS_BY_TYPE, ALL_KEYWORDS } from '../schema/keywords.js';

@@ -1,6 +1,3 @@
-import { AGENT_FIELDS, EXTENSION_FIELDS } from '../manifest/check-extension.js';
-import { IMPORT_FIELDS } from '../manifest/check-imports.js';
-import { RESOURCE_FIELDS } from '../manifest/check-resources.js';
 import { COMPACTION_KEYS, CONFIGURE_KEYS, PERMISSION_SELECTIONS, ROUTE_KEYS } from '../routine/check-misc.js';
 import { NEXT_KEYS } from '../routine/check-next.js';
 import { LIMIT_KEYS as PORT_LIMIT_KEYS, PORT_KEYS } from '../routine/check-port.js';
@@ -51,11 +48,3 @@ export const SCHEMA_TYPE_VALUES: readonly string[] = SCHEMA_TYPES;
 
 /** Where a routine name is written in the frontmatter (REF-1), by dotted path; `tools` and `next` hold it directly too. */
 export const NAME_VALUE_PATHS: readonly string[] = ['tools', 'next', 'next.to', 'next.cases.*', 'configure.routine', 'route.routine', 'compaction.summary'];
-
-/** plugin.json keys by dotted path inside the Berry extension (`*`: an agent id or a list item). */
-export const MANIFEST_KEYS: Readonly<Record<string, readonly string[]>> = {
-  '': EXTENSION_FIELDS,
-  'agents.*': AGENT_FIELDS,
-  'imports.*': IMPORT_FIELDS,
-  'resources.*': RESOURCE_FIELDS,
-};
