@@ -1,6 +1,6 @@
 // Everything the language server takes from the compiler, in one place, so a change of the
 // compiler's entry points is one edit here.
-export { checkMethod, checkSource, createCompiler, findPackageManifest, isMethodFile, LineIndex, nodeHost, type CompilerHost, type Diagnostic, type RoutineSource } from '@berrypack/compiler';
+export { checkMethod, checkSource, createCompiler, findPackageManifest, isMethodFile, nodeHost, type CompilerHost, type Diagnostic, type RoutineSource } from '@berrypack/compiler';
 export {
   ALL_KEYWORDS,
   entry,
