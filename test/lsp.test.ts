@@ -187,6 +187,35 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     expect(m).toMatchObject({ code: 'BP6061', range: { start: at(doc, 'inputs.querry') }, data: { hint: 'did you mean `inputs.query`?' } });
   });
 
+  it('answers every request on text that does not parse, and keeps running', async () => {
+    const file = path.join(work, 'notebook/routines/odd.md');
+    const texts = [
+      '---\nname: [unclosed\ntools:\n  - {{\n',
+      '---\n' + '  - a:\n'.repeat(200) + '---\n{{',
+      '\uFEFF---\r\nname: x\r\n\u0000\u202e: y\r\n---\r\n[[\r\n',
+      '',
+      '---',
+    ];
+    const uri = client.open(file, texts[0]!);
+    for (const text of texts) {
+      client.change(uri, text);
+      const lines = Math.max(1, text.split('\n').length);
+      for (let line = 0; line < Math.min(lines, 6); line++) {
+        for (const character of [0, 1, 3, 40]) {
+          const position = { line, character };
+          expect(Array.isArray(await client.complete(uri, position))).toBe(true);
+          await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position });
+          await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position });
+        }
+      }
+    }
+    // Not on disk, so not part of the package: still checked on its own.
+    client.change(uri, '---\nname: odd\n---\nText.\n');
+    expect((await client.diagnosticsOf(uri, (l) => l.some((d) => d.code === 'BP1060'))).map((d) => d.code)).toEqual(['BP1060']);
+    client.change(uri, '---\nname: odd\ndescription: Fine now.\n---\nText.\n');
+    await client.diagnosticsOf(uri, (l) => l.length === 0);
+  });
+
   it('checks the package around the open file on every change, with did-you-mean fixes and diagnostics for the other files', { timeout: 240_000 }, async () => {
     const converse = path.join(work, 'notebook/routines/converse.md');
     const text = readFileSync(converse, 'utf8');

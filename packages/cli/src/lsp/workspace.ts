@@ -110,6 +110,8 @@ export class Workspace {
       // The same list keeps its identity, so the index (keyed by it) survives the rebuild.
       if (!(previous && previous.length === files.length && previous.every((f, i) => f === files[i]))) this.packageFiles.set(manifest, files);
       for (const f of this.packageFiles.get(manifest)!) out.set(f, []);
+      // A file the package does not discover (not saved yet, or skipped) is still checked on its own.
+      if (file !== manifest && !this.packageFiles.get(manifest)!.includes(file) && file.endsWith('.md')) diagnostics = [...diagnostics, ...checkSource(file, this.text(file)).diagnostics];
     } else if (isMethodFile(file)) {
       diagnostics = checkMethod(file, this.text(file)).diagnostics;
     } else if (file.endsWith('.md')) {
