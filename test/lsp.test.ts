@@ -266,6 +266,16 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const includes = (await client.complete(uri, at(edited, '{{notes.style}}', 2))).map((k) => k.label);
     expect(includes).toEqual(['notes.style']);
 
+    // Names where next, configure.routine, route.routine and compaction.summary take one.
+    const more = edited.replace('out\ntools:', 'next: \nconfigure:\n  routine: \ncompaction:\n  summary: \ntools:');
+    client.change(uri, more);
+    for (const key of ['next: ', '  routine: ', '  summary: ']) {
+      const offered = (await client.complete(uri, at(more, `${key}\n`, key.length))).map((k) => k.label);
+      expect(offered, key).toEqual(expect.arrayContaining(['notes.compose', 'search.rank']));
+    }
+    const operation = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: at(more, 'operation:', 2) });
+    expect((operation!.contents as { value: string }).value).toContain('**model.select.operation**: Required: `generation` or `classification`.');
+
     const schema = edited.replace('  required:\n    - message\n', '  \n');
     client.change(uri, schema);
     const keywords = (await client.complete(uri, at(schema, 'type: object\n  \n', 'type: object\n  '.length))).map((k) => k.label);
