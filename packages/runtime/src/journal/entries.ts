@@ -1,7 +1,7 @@
 import type { CallError } from '../errors.js';
 
 /** What a call is: see docs/runtime.md, "Journal". */
-export type CallKind = 'entry' | 'tool' | 'next' | 'model' | 'read' | 'receive';
+export type CallKind = 'entry' | 'tool' | 'next' | 'model' | 'read' | 'receive' | 'route' | 'configure' | 'compaction';
 
 /** The start of an execution: everything replay needs besides the bundle and the recorded calls. */
 export interface ExecutionEntry {
@@ -56,7 +56,7 @@ export interface PublicationEntry {
   id: string;
   /** The call whose port published it. */
   call: string;
-  source: 'emit' | 'presentation';
+  source: 'emit' | 'presentation' | 'model';
   status: 'published' | 'refused';
   value?: unknown;
   kind?: string;

@@ -48,6 +48,10 @@ interface Recorded {
  */
 export class Replayer {
   divergence: Divergence | undefined;
+  /** A continuation (runtime.continue): calls past the recording run live and are journaled again. */
+  continuing = false;
+  /** Calls admitted past the end of a continued recording: dispatched for real. */
+  private readonly liveCalls = new Set<string>();
   /** Set by `finish()` when the recording has no `end` entry. */
   incomplete: IncompleteRecording | undefined;
   readonly header: ExecutionEntry;
@@ -80,6 +84,10 @@ export class Replayer {
         if (recorded) recorded.outcome = entry;
       }
     }
+  }
+
+  live(id: string): boolean {
+    return this.liveCalls.has(id);
   }
 
   clock(id: string): { epochMs: number; seed: number } | undefined {
