@@ -18,6 +18,7 @@ import { prepareBundle, preparedState, type Preparation, type PrepareOptions } f
 import { createOpenAICompatibleProvider } from './providers/openai-compatible.js';
 import type { ModelBinding, ModelProvider } from './providers/provider.js';
 import { createScriptedProvider } from './providers/scripted.js';
+import { continuationOf, type ContinueOptions } from './replay/continuation.js';
 import { replayExecution, type ReplayOptions, type ReplayReport } from './replay/replay.js';
 import { SchemaValidator } from './validate/validator.js';
 
@@ -79,6 +80,12 @@ export interface Runtime {
   watch(executionId: string, listener: (event: ExecutionEvent) => void): () => void;
   /** Cancels an in-flight call (a model decision, a tool call and what it runs): it fails `cancelled`, its provider or tool gets an aborted signal. False when the call is not in flight. */
   cancel(executionId: string, callId: string): boolean;
+  /**
+   * Continues a stopped execution from its journal (RUN-14): a new execution of `preparation`
+   * (same bundle) that replays the recorded calls and outcomes without dispatching them again,
+   * then takes fresh input through `send`. Resolves with the new execution's id.
+   */
+  continue(preparation: Preparation, entries: readonly JournalEntry[], options?: ContinueOptions): Promise<{ executionId: string }>;
   /** Re-runs a recorded execution from its journal without dispatching effects again (RUN-5). */
   replay(bundle: Bundle, entries: readonly JournalEntry[], options?: ReplayOptions): Promise<ReplayReport>;
   /** Releases the sandbox (its workers); a code routine still running then fails. */
@@ -180,10 +187,28 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
 
     cancel(executionId, callId) {
-      const controller = running(executionId).exec.cancellable.get(callId);
-      if (!controller) return false;
-      controller.abort(failure('cancelled', `Call ${callId} was cancelled by the host`));
-      return true;
+      // The call and everything it runs: its descendants' ids start with its own.
+      const targets = [...running(executionId).exec.cancellable].filter(([id]) => id === callId || id.startsWith(`${callId}.`));
+      for (const [id, controller] of targets) controller.abort(failure('cancelled', `Call ${id} was cancelled by the host${id === callId ? '' : ` (with ${callId})`}`));
+      return targets.length > 0;
+    },
+
+    async continue(preparation, entries, continueOptions = {}) {
+      const state = preparedState(preparation);
+      const { header, replayer, messages } = continuationOf(entries, continueOptions, state.bundle.id);
+      const routine = startRoutine(state.root, header.target);
+      const exec = new Execution(`exec-${randomUUID()}`, state, services, now(), replayer);
+      const port = routine.source.port;
+      if (port?.input === true) {
+        exec.input = new InputPort(port.limits, routine.source.kind === 'model');
+        exec.input.continueAfter(messages);
+      }
+      const previous = options.sessions?.sessionOf(header.executionId);
+      options.sessions?.attach(exec.id, previous ?? `session-${randomUUID()}`, header.target);
+      const meta = continueOptions.meta ?? header.meta;
+      const outcome = runExecution(exec, { routine, target: header.target, input: header.input, continues: header.executionId, ...(meta ? { meta } : {}) });
+      executions.set(exec.id, { exec, outcome });
+      return { executionId: exec.id };
     },
 
     replay(bundle, entries, replayOptions = {}) {

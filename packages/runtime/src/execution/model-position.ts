@@ -6,6 +6,7 @@ import type { ClassificationResponse, GenerationResponse, ModelBinding, ModelMes
 import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { callTool } from './call-tool.js';
+import { cancellable } from './cancel.js';
 import { isConversation, runConversation } from './conversation.js';
 import { runSession } from './model-session.js';
 import { renderTemplate } from './template.js';
@@ -63,7 +64,7 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
     scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
     const instructions = await renderTemplate(scope, parts, fixed);
     const request = { routine: routine.qualified, connection: binding, instructions, settings, ...(output === undefined ? {} : { output }) };
-    const response = await decide(scope, { instructions, input: scope.input }, estimateTokens(instructions) + estimateValue(scope.input), (sequence) =>
+    const response = await decide(scope, { instructions, input: scope.input }, estimateTokens(instructions) + estimateValue(scope.input), signal, (sequence, signal) =>
       provider.classify
         ? provider.classify({ ...request, sequence, input: scope.input }, signal)
         : provider.generate({ ...request, sequence, messages: [userMessage(scope.input)], tools: [] }, signal),
@@ -111,7 +112,7 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
     const request = { routine: routine.qualified, connection: binding, instructions, settings, messages, tools, ...(output === undefined ? {} : { output }) };
     const recorded: Record<string, unknown> = { instructions, messages: added };
     if (settings !== run.settings) recorded['settings'] = settings;
-    const response = await decide(scope, recorded, estimateTokens(instructions) + estimateMessages(messages), (sequence) => {
+    const response = await decide(scope, recorded, estimateTokens(instructions) + estimateMessages(messages), signal, (sequence, signal) => {
       const full = { ...request, sequence };
       if (!exec.services.stream || !provider.stream) return provider.generate(full, signal);
       return provider.stream(full, signal, (chunk) => {
@@ -154,20 +155,21 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
 export type Decision = GenerationResponse | ClassificationResponse;
 
 /** One recorded decision; in a replay its recorded response stands in for the provider. */
-export async function decide(scope: Scope, input: Record<string, unknown>, inputTokens: number, ask: (sequence: number) => Promise<Decision>): Promise<Decision> {
+export async function decide(scope: Scope, input: Record<string, unknown>, inputTokens: number, signal: AbortSignal, ask: (sequence: number, signal: AbortSignal) => Promise<Decision>): Promise<Decision> {
   const { exec, routine } = scope;
   const call = exec.admit(scope.call, 'model', routine.qualified, input);
   try {
     scope.allowance.takeCall(`decision of \`${routine.qualified}\``);
     const served = exec.served(call);
+    // Numbered even when served, so a continuation's first live decision has the next number.
+    const sequence = exec.nextSequence(routine.qualified);
     let response: Decision;
     if (served !== undefined) {
       if ('error' in served) throw failure(served.error.code, served.error.message);
       response = served.output as Decision;
     } else {
-      const sequence = exec.nextSequence(routine.qualified);
       try {
-        response = withUsage(await ask(sequence), inputTokens);
+        response = withUsage(await cancellable(exec, call, signal, (combined) => ask(sequence, combined)), inputTokens);
       } catch (error) {
         if (error instanceof CallFailure) throw error;
         throw failure('provider-failed', `Model provider failed for \`${routine.qualified}\`: ${error instanceof Error ? error.message : String(error)}`);

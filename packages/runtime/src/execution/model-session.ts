@@ -27,7 +27,7 @@ export async function runSession(run: ModelRun): Promise<unknown> {
       scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
       const recorded: Record<string, unknown> = first ? { session: true, instructions, messages: added } : { session: true, messages: added };
       const results = added;
-      const response = await decide(scope, recorded, estimateTokens(instructions) + estimateMessages(conversation), async (sequence) => {
+      const response = await decide(scope, recorded, estimateTokens(instructions) + estimateMessages(conversation), signal, async (sequence, signal) => {
         if (!session) {
           session = await opener.open({ routine: routine.qualified, sequence, connection: binding, instructions, settings, tools, messages: conversation }, signal);
         } else session.send(results);

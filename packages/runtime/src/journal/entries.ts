@@ -22,6 +22,8 @@ export interface ExecutionEntry {
   at: string;
   /** Host data an embedder attaches (the CLI records the bundle or manifest it ran). */
   meta?: Record<string, unknown>;
+  /** The execution this one continues (runtime.continue): its calls were replayed, then it went on. */
+  continues?: string;
 }
 
 export interface CallEntry {

@@ -98,6 +98,11 @@ export class Replayer {
     this.seen.add(entry.id);
     const recorded = this.recorded.get(entry.id);
     const replayed = describe(entry);
+    if (!recorded && this.continuing) {
+      // Past what a continuation replays: this call runs for real.
+      this.liveCalls.add(entry.id);
+      return;
+    }
     if (!recorded && this.cut && this.pastTheEnd(entry)) {
       // Past the end of an incomplete recording: not a divergence, there is nothing to compare with.
       const beyond = { at: entry.id, ...replayed };
@@ -131,7 +136,7 @@ export class Replayer {
   /** A re-run call settled: its outcome must be the recorded one. */
   settled(record: CallRecord): void {
     // Once the replay stopped early, calls settle as it unwinds: nothing left to compare.
-    if (this.halted) return;
+    if (this.halted || this.liveCalls.has(record.id)) return;
     const recorded = this.recorded.get(record.id);
     if (!recorded?.outcome) return;
     const expected = recorded.outcome.status === 'completed' ? settledAs('completed', recorded.outcome.output) : settledAs('failed', recorded.outcome.error);
