@@ -87,9 +87,12 @@ async function converse(io: CliIo, runtime: Runtime, executionId: string, json: 
   const lines = createInterface({ input: stdin, crlfDelay: Infinity, terminal: false });
   const prompt = stdin.isTTY === true && io.stdout.isTTY === true && !json;
   let number = 0;
+  // Iterating from now buffers the lines that arrive while the agent is still busy.
+  const iterator = lines[Symbol.asyncIterator]();
   await pacer.ready();
   if (prompt) io.stdout.write('> ');
-  for await (const line of lines) {
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    const line = next.value;
     number++;
     if (pacer.ended) break;
     let message: unknown;

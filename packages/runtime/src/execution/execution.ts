@@ -210,6 +210,8 @@ export class Execution {
       if (publication.answers !== undefined) published.answers = publication.answers;
       this.publications.push(published);
     }
+    // A continuation's replayed part published these already, to the host and in its journal.
+    if (this.replay?.continuing && !this.replay.wentLive) return;
     this.append(entry);
   }
 

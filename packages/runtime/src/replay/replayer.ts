@@ -50,6 +50,8 @@ export class Replayer {
   divergence: Divergence | undefined;
   /** A continuation (runtime.continue): calls past the recording run live and are journaled again. */
   continuing = false;
+  /** True once a continuation admitted its first live call: what it publishes from then on is new. */
+  wentLive = false;
   /** Calls admitted past the end of a continued recording: dispatched for real. */
   private readonly liveCalls = new Set<string>();
   /** Set by `finish()` when the recording has no `end` entry. */
@@ -101,6 +103,7 @@ export class Replayer {
     if (!recorded && this.continuing) {
       // Past what a continuation replays: this call runs for real.
       this.liveCalls.add(entry.id);
+      this.wentLive = true;
       return;
     }
     if (!recorded && this.cut && this.pastTheEnd(entry)) {
