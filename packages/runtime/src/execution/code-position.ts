@@ -50,6 +50,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     },
   };
   if (source.catalog === true) host.catalog = async () => catalog(scope, [...declared, ...discovered]);
+  host.outcome = (callId) => asyncOutcome(scope, callId);
   if (invocation.context.ports.input) {
     host.receive = () => receive(scope);
   }
@@ -115,6 +116,19 @@ function catalog(scope: Scope, names: string[]): unknown {
       if (tool?.output !== undefined) entry['output'] = tool.output;
       return entry;
     });
+}
+
+/**
+ * `context.outcome(callId)` (RUN-7, docs/runtime.md "Async outcomes"): the correlated outcome
+ * of an async call this position made, once it settles: its output, or a rejection with its
+ * `{code, message}`. It reads the recorded outcome; it is not a call of its own.
+ */
+async function asyncOutcome(scope: Scope, callId: string): Promise<unknown> {
+  const call = scope.call.children.find((c) => c.id === callId && c.async);
+  if (!call) throw failure('unknown-call', `Unexpected context.outcome(${JSON.stringify(callId)}), expected the callId of an async call this routine made`);
+  await call.settled;
+  if (call.status === 'failed') throw failure(call.error!.code, call.error!.message);
+  return call.output;
 }
 
 /**

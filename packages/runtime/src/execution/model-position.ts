@@ -5,7 +5,9 @@ import type { TemplatePart } from '../prepare/prepare.js';
 import type { ClassificationResponse, GenerationResponse, ModelBinding, ModelMessage, ModelProvider, ToolCall, ToolDefinition } from '../providers/provider.js';
 import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
+import { deliverOutcomes } from './async-outcomes.js';
 import { callTool } from './call-tool.js';
+import type { CallState } from './call-state.js';
 import { cancellable } from './cancel.js';
 import { isConversation, runConversation } from './conversation.js';
 import { runSession } from './model-session.js';
@@ -37,6 +39,8 @@ export interface ModelRun {
   parts: readonly TemplatePart[];
   /** Template values fixed for the invocation ($.input, $.parent…). */
   fixed: Map<string, unknown>;
+  /** Async calls the model made whose outcome it has not observed yet (async-outcomes.ts). */
+  asyncCalls: CallState[];
 }
 
 /** What one turn of a conversation adds to a generation: the message answered, per-decision settings. */
@@ -88,7 +92,7 @@ export function modelRun(scope: Scope, signal: AbortSignal): ModelRun {
   const declared = routine.source.output;
   const output = declared === undefined ? undefined : exec.services.validator.jsonSchema(declared, refValue);
   const parts = exec.state.templates.get(routine.qualified) ?? [];
-  return { scope, signal, binding, provider, settings, tools: offeredTools(scope), output, declared, refValue, parts, fixed: new Map() };
+  return { scope, signal, binding, provider, settings, tools: offeredTools(scope), output, declared, refValue, parts, fixed: new Map(), asyncCalls: [] };
 }
 
 /**
@@ -103,6 +107,9 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
   let corrections = 0;
   for (;;) {
     scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
+    const observed = await deliverOutcomes(run);
+    conversation.push(...observed);
+    if (observed.length > 0) added = [...added, ...observed];
     const instructions = await renderTemplate(scope, parts, fixed);
     const settings = turn.configure ? { ...run.settings, ...(await turn.configure(conversation, run.settings)) } : run.settings;
     const messages = [...conversation];
@@ -125,7 +132,7 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
       const calls = response.toolCalls;
       if (response.text && scope.output) exec.publish(scope.output.call, { source: 'model', kind: 'progress', value: { parts: [{ text: response.text }] }, ...(replyTo === undefined ? {} : { answers: replyTo }) });
       conversation.push({ role: 'assistant', ...(response.text ? { content: response.text } : {}), toolCalls: calls });
-      added = await runToolCalls(scope, calls);
+      added = await runToolCalls(scope, calls, run.asyncCalls);
       conversation.push(...added);
       continue;
     }
@@ -232,10 +239,12 @@ function offeredTools(scope: Scope): ToolDefinition[] {
  * call is recorded and its error goes back to the model as that call's result (decision: the
  * model decides what to do next); an async call's result is its receipt.
  */
-export async function runToolCalls(scope: Scope, calls: readonly ToolCall[]): Promise<ModelMessage[]> {
+export async function runToolCalls(scope: Scope, calls: readonly ToolCall[], asyncCalls?: CallState[]): Promise<ModelMessage[]> {
   const results = calls.map((c) => {
     try {
-      return callTool(scope, c.name, c.input).outcome;
+      const admitted = callTool(scope, c.name, c.input);
+      if (admitted.call.async) asyncCalls?.push(admitted.call);
+      return admitted.outcome;
     } catch (error) {
       return Promise.reject(error);
     }

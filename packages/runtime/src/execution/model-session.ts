@@ -17,7 +17,7 @@ export async function runSession(run: ModelRun): Promise<unknown> {
   const { routine } = scope;
   const opener = provider.session;
   if (!opener) throw failure('unsupported', `Unexpected session model \`${routine.qualified}\` whose provider \`${binding.provider}\` opens no sessions`);
-  const instructions = await renderTemplate(scope, parts, fixed);
+  let instructions = await renderTemplate(scope, parts, fixed);
   const conversation: ModelMessage[] = scope.input === undefined ? [] : [userMessage(scope.input)];
   let added: ModelMessage[] = [...conversation];
   let session: ModelSession | undefined;
@@ -37,6 +37,13 @@ export async function runSession(run: ModelRun): Promise<unknown> {
       if ('toolCalls' in response && response.toolCalls.length > 0) {
         conversation.push({ role: 'assistant', ...(response.text ? { content: response.text } : {}), toolCalls: response.toolCalls });
         added = await runToolCalls(scope, response.toolCalls);
+        // A finite session refreshes its runtime data before continuing after tools; provider
+        // setup stays fixed, so a changed rendering goes in as a context observation.
+        const refreshed = await renderTemplate(scope, parts, fixed);
+        if (refreshed !== instructions) {
+          instructions = refreshed;
+          added = [...added, { role: 'user', content: `Updated context:\n${refreshed}` }];
+        }
         conversation.push(...added);
         continue;
       }

@@ -55,6 +55,8 @@ export interface SandboxHost {
   callTool(name: string, input: unknown): Promise<{ callId: string; executionId: string | null; outcome: Promise<unknown> }>;
   /** context.catalog(), only when context.catalog is true. */
   catalog?(): Promise<unknown>;
+  /** context.outcome(callId): the later outcome of an async call the routine made (RUN-7). */
+  outcome?(callId: string): Promise<unknown>;
   /** context.receive(), only with ports.input. */
   receive?(): Promise<unknown>;
   /** context.emit(...), only with ports.output. */

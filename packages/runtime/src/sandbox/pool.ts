@@ -300,6 +300,9 @@ export class WorkerPool implements Sandbox {
       if (op === 'catalog') {
         if (!invocation.context.catalog || host.catalog === undefined) return refuse('unavailable', 'context.catalog is not available to this routine');
         pending = Promise.resolve(host.catalog());
+      } else if (op === 'outcome') {
+        if (host.outcome === undefined || value === undefined) return refuse('unavailable', 'context.outcome is not available to this routine');
+        pending = Promise.resolve(host.outcome(value));
       } else if (op === 'receive') {
         if (!invocation.context.ports.input || host.receive === undefined) return refuse('unavailable', 'context.receive is not available to this routine');
         pending = Promise.resolve(host.receive());

@@ -41,7 +41,7 @@ export type ToWorker =
   | { t: 'settle'; id: number; seq: number; ok: false; code: string; message: string }
   | { t: 'cancel'; id: number };
 
-export type GuestOp = 'catalog' | 'receive' | 'emit';
+export type GuestOp = 'catalog' | 'receive' | 'emit' | 'outcome';
 
 export type RawResult =
   | { ok: true; output: string }
