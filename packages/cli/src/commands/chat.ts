@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createFileSessionStore, readJournal, RuntimeError, type ExecutionEvent, type Outcome, type Runtime } from '@berrypack/runtime';
+import { readJournal, RuntimeError, type ExecutionEvent, type Outcome, type Runtime } from '@berrypack/runtime';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption } from '../options.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
@@ -34,11 +34,7 @@ export async function chatCommand(args: string[], io: CliIo): Promise<number> {
   const json = outputFormat(values) === 'json';
   const continued = stringOption(values, 'continue');
   const entries = continued === undefined ? undefined : readContinued(io.cwd, continued);
-  const setup = await setUpRun(values, positionals, io, 'chat', (grants) => ({
-    stream: true,
-    // The file session store serves $.session only when the preparation grants its readers.
-    ...(grants.some((g) => g.startsWith('runtime.session.')) ? { sessions: createFileSessionStore(path.resolve(io.cwd, '.berrypack/sessions')) } : {}),
-  }));
+  const setup = await setUpRun(values, positionals, io, 'chat', () => ({ stream: true }));
   const out = new Printer(io, json);
   if ('failed' in setup) return out.failed(setup.failed);
   const { runtime, preparation, loaded, target, input } = setup;

@@ -4,6 +4,7 @@ import { createCompiler, sortDiagnostics, type Diagnostic } from '@berrypack/com
 import {
   BundleLoadError,
   createFileJournal,
+  createFileSessionStore,
   createRuntime,
   loadBundle,
   PreparationError,
@@ -136,7 +137,10 @@ export async function setUpRun(values: ParsedArgs['values'], positionals: string
   if ('failed' in limits) return { failed: failedReport(null, [...loaded.diagnostics, limits.diagnostic], limits.failed) };
 
   const grants = (Array.isArray(values['grant']) ? values['grant'] : []).map(String);
-  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...runtimeOptions(grants) });
+  // The CLI's file session store (.berrypack/sessions beside the manifest or bundle) serves
+  // $.session when the preparation grants its readers; nothing is written otherwise.
+  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: createFileSessionStore(path.join(path.dirname(loaded.source.path), '.berrypack/sessions')) } : {};
+  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...sessions, ...runtimeOptions(grants) });
   try {
     const preparation = runtime.prepare(loaded.bundle, { env, grants, ...(script ? { models: { default: { provider: 'scripted', script } } } : {}) });
     return { runtime, preparation, loaded, target: agent !== undefined ? { agent } : { export: exported! }, input };
@@ -154,7 +158,9 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const json = outputFormat(values) === 'json';
-  const setup = await setUpRun(values, positionals, io, 'run');
+  // On a terminal answers stream as they arrive, on stderr with the other progress (CONTRACTS).
+  const live = io.stderr.isTTY === true && !json;
+  const setup = await setUpRun(values, positionals, io, 'run', () => (live ? { stream: true } : {}));
   if ('failed' in setup) return print(io, json, setup.failed);
   const { runtime, preparation, loaded, target, input } = setup;
   try {
@@ -164,6 +170,14 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     } catch (error) {
       if (error instanceof RuntimeError) throw new UsageError(error.message);
       throw error;
+    }
+    if (live) {
+      let streaming: string | undefined;
+      runtime.watch(started.executionId, (event) => {
+        if (event.type === 'delta') io.stderr.write(safe(event.text, { multiline: true }));
+        if (event.type === 'delta') streaming = event.publication;
+        else if (event.type === 'publication' && event.publication.id === streaming) io.stderr.write('\n');
+      });
     }
     const outcome = await runtime.result(started.executionId);
     const report: RunReport =

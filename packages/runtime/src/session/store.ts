@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { failure } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -26,6 +26,8 @@ export interface StateValue {
 
 interface SessionData extends SessionView {
   state: Record<string, StateValue>;
+  /** The executions attached to it, so a store read back from disk finds an execution's session. */
+  executions?: string[];
 }
 
 /**
@@ -49,12 +51,14 @@ export interface SessionStore {
 interface Backing {
   load(id: string): SessionData | undefined;
   save(data: SessionData): void;
+  /** The session an execution was attached to in an earlier process, if the backing keeps that. */
+  find?(executionId: string): string | undefined;
 }
 
 function storeOver(backing: Backing): SessionStore {
   const executions = new Map<string, string>();
   const sessionFor = (executionId: string): SessionData => {
-    const id = executions.get(executionId);
+    const id = executions.get(executionId) ?? backing.find?.(executionId);
     const data = id === undefined ? undefined : backing.load(id);
     if (!data) throw failure('missing-value', `Missing the session of execution ${executionId}, expected the runtime to have attached one`);
     return data;
@@ -62,12 +66,17 @@ function storeOver(backing: Backing): SessionStore {
   return {
     attach(executionId, sessionId, target) {
       executions.set(executionId, sessionId);
-      if (backing.load(sessionId)) return;
+      const existing = backing.load(sessionId);
+      if (existing) {
+        existing.executions = [...(existing.executions ?? []), executionId];
+        backing.save(existing);
+        return;
+      }
       const main: SessionThread = { id: 'main', title: 'Main' };
-      backing.save({ id: sessionId, thread: main, opening: { executionId, ...(target === undefined ? {} : { target }) }, threads: [main], state: {} });
+      backing.save({ id: sessionId, thread: main, opening: { executionId, ...(target === undefined ? {} : { target }) }, threads: [main], state: {}, executions: [executionId] });
     },
     read(executionId) {
-      const { state: _, ...view } = sessionFor(executionId);
+      const { state: _, executions: __, ...view } = sessionFor(executionId);
       return structuredClone(view);
     },
     readState(executionId, key) {
@@ -91,7 +100,7 @@ function storeOver(backing: Backing): SessionStore {
       backing.save(data);
     },
     sessionOf(executionId) {
-      return executions.get(executionId);
+      return executions.get(executionId) ?? backing.find?.(executionId);
     },
   };
 }
@@ -107,14 +116,28 @@ export function createMemorySessionStore(): SessionStore {
 /** One JSON file per session in `directory` (the CLI's store, `.berrypack/sessions` by default), replaced atomically. */
 export function createFileSessionStore(directory: string): SessionStore {
   const file = (id: string) => path.join(directory, `${encodeURIComponent(id)}.json`);
+  const load = (id: string): SessionData | undefined => {
+    try {
+      const data = JSON.parse(readFileSync(file(id), 'utf8')) as unknown;
+      return isPlainObject(data) ? (data as unknown as SessionData) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   return storeOver({
-    load(id) {
+    load,
+    find(executionId) {
+      let names: string[];
       try {
-        const data = JSON.parse(readFileSync(file(id), 'utf8')) as unknown;
-        return isPlainObject(data) ? (data as unknown as SessionData) : undefined;
+        names = readdirSync(directory).filter((n) => n.endsWith('.json'));
       } catch {
         return undefined;
       }
+      for (const name of names) {
+        const data = load(decodeURIComponent(name.slice(0, -'.json'.length)));
+        if (data?.executions?.includes(executionId)) return data.id;
+      }
+      return undefined;
     },
     save(data) {
       mkdirSync(directory, { recursive: true });
