@@ -4,7 +4,6 @@ import { createCompiler, sortDiagnostics, type Diagnostic } from '@berrypack/com
 import {
   BundleLoadError,
   createFileJournal,
-  createFileSessionStore,
   createRuntime,
   loadBundle,
   PreparationError,
@@ -20,6 +19,7 @@ import {
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
+import { createFileSessionStore } from '../session-files.js';
 import { displayPath } from '../paths.js';
 import { readRuntimeYaml, RUNTIME_YAML } from '../runtime-yaml.js';
 import { terminalSafe as safe } from '../terminal-safe.js';

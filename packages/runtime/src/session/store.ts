@@ -1,7 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { failure } from '../errors.js';
-import { isPlainObject } from '../json.js';
 
 /** One thread of a session: the main one (`main`) and those a `route` opened. */
 export interface SessionThread {
@@ -24,7 +21,8 @@ export interface StateValue {
   version: number;
 }
 
-interface SessionData extends SessionView {
+/** A session as a backing stores it. */
+export interface SessionData extends SessionView {
   state: Record<string, StateValue>;
   /** The executions attached to it, so a store read back from disk finds an execution's session. */
   executions?: string[];
@@ -48,14 +46,15 @@ export interface SessionStore {
   sessionOf(executionId: string): string | undefined;
 }
 
-interface Backing {
+/** Where a session store keeps its sessions: memory here; the CLI keeps them in files. */
+export interface SessionBacking {
   load(id: string): SessionData | undefined;
   save(data: SessionData): void;
   /** The session an execution was attached to in an earlier process, if the backing keeps that. */
   find?(executionId: string): string | undefined;
 }
 
-function storeOver(backing: Backing): SessionStore {
+export function createSessionStore(backing: SessionBacking): SessionStore {
   const executions = new Map<string, string>();
   const sessionFor = (executionId: string): SessionData => {
     const id = executions.get(executionId) ?? backing.find?.(executionId);
@@ -107,43 +106,8 @@ function storeOver(backing: Backing): SessionStore {
 
 export function createMemorySessionStore(): SessionStore {
   const sessions = new Map<string, SessionData>();
-  return storeOver({
+  return createSessionStore({
     load: (id) => sessions.get(id),
     save: (data) => void sessions.set(data.id, data),
-  });
-}
-
-/** One JSON file per session in `directory` (the CLI's store, `.berrypack/sessions` by default), replaced atomically. */
-export function createFileSessionStore(directory: string): SessionStore {
-  const file = (id: string) => path.join(directory, `${encodeURIComponent(id)}.json`);
-  const load = (id: string): SessionData | undefined => {
-    try {
-      const data = JSON.parse(readFileSync(file(id), 'utf8')) as unknown;
-      return isPlainObject(data) ? (data as unknown as SessionData) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  return storeOver({
-    load,
-    find(executionId) {
-      let names: string[];
-      try {
-        names = readdirSync(directory).filter((n) => n.endsWith('.json'));
-      } catch {
-        return undefined;
-      }
-      for (const name of names) {
-        const data = load(decodeURIComponent(name.slice(0, -'.json'.length)));
-        if (data?.executions?.includes(executionId)) return data.id;
-      }
-      return undefined;
-    },
-    save(data) {
-      mkdirSync(directory, { recursive: true });
-      const target = file(data.id);
-      writeFileSync(`${target}.tmp`, `${JSON.stringify(data, null, 2)}\n`);
-      renameSync(`${target}.tmp`, target);
-    },
   });
 }
