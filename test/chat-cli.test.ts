@@ -45,6 +45,8 @@ describe('berrypack chat', () => {
     ]);
     expect(out.filter((l) => l['type'] === 'call').every((l) => ['id', 'name', 'kind', 'status', 'type'].every((k) => k in l))).toBe(true);
     expect(out.some((l) => l['type'] === 'call' && l['kind'] === 'route' && l['status'] === 'completed')).toBe(true);
+    // Usage (estimated: the scripted provider reports none) comes with each completed decision.
+    expect(out.find((l) => l['type'] === 'call' && l['kind'] === 'model' && l['status'] === 'completed')).toMatchObject({ usage: { inputTokens: expect.any(Number), outputTokens: 6, estimated: true } });
     const replay = spawnSync(process.execPath, [BIN, 'replay', journal, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     expect(JSON.parse(replay.stdout)).toMatchObject({ matches: true });
     expect(replay.status).toBe(0);

@@ -16,7 +16,8 @@ message, sent when the agent waits for the next one. Text mode sends a line as
 {"parts":[{"text": line}]}, prints answers as they stream, progress dimmed, and a prompt on a
 terminal. --json reads each line as the JSON message and prints JSON lines: {"type":"delta",
 "publication","text"}, {"type":"publication","id","value","kind","answers"}, {"type":"call",
-"id","name","kind","status"}, and last {"type":"end","status","output"|"error"}.
+"id","name","kind","status","usage"?} (usage of a model decision), and last
+{"type":"end","status","output"|"error"}.
 End of stdin closes the input port: the turn in progress finishes and the conversation ends
 with its last answer. --continue JOURNAL continues the journal's stopped conversation: its
 recorded calls are replayed, never dispatched again, and new lines continue it.

@@ -6,7 +6,8 @@ import type { Journal } from '../journal/journal.js';
 import { Redactor } from '../journal/redact.js';
 import type { RuntimeLimits } from '../limits.js';
 import type { PreparedState } from '../prepare/prepare.js';
-import type { ModelProvider } from '../providers/provider.js';
+import { isPlainObject } from '../json.js';
+import type { ModelProvider, Usage } from '../providers/provider.js';
 import type { Replayer } from '../replay/replayer.js';
 import type { Sandbox } from '../code/sandbox-types.js';
 import type { SessionStore } from '../session/store.js';
@@ -35,7 +36,7 @@ export interface RuntimeServices {
 export type ExecutionEvent =
   | { type: 'delta'; publication: string; text: string }
   | { type: 'publication'; publication: Publication }
-  | { type: 'call'; id: string; name: string; kind: string; status: 'pending' | 'completed' | 'failed' }
+  | { type: 'call'; id: string; name: string; kind: string; status: 'pending' | 'completed' | 'failed'; usage?: Usage }
   | { type: 'end'; status: 'completed' | 'failed'; output?: unknown; error?: CallError };
 
 /** A value published through an output port (RUN-14, RUN-15). */
@@ -233,7 +234,11 @@ function eventOf(entry: JournalEntry, calls: readonly CallState[]): ExecutionEve
       return { type: 'call', id: entry.id, name: entry.name, kind: entry.kind, status: 'pending' };
     case 'outcome': {
       const call = calls.find((c) => c.id === entry.id);
-      return { type: 'call', id: entry.id, name: call?.name ?? '', kind: call?.kind ?? '', status: entry.status };
+      const event: ExecutionEvent = { type: 'call', id: entry.id, name: call?.name ?? '', kind: call?.kind ?? '', status: entry.status };
+      // A model decision's usage (reported or estimated) travels with its completion.
+      const usage = entry.status === 'completed' && call?.kind === 'model' && isPlainObject(entry.output) ? entry.output['usage'] : undefined;
+      if (isPlainObject(usage)) event.usage = usage as unknown as Usage;
+      return event;
     }
     case 'publication': {
       if (entry.status !== 'published') return undefined;
