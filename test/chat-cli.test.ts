@@ -75,6 +75,12 @@ describe('berrypack chat', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({ matches: true, output: 'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."' });
   });
 
+  it('run answers a conversational entry\'s --input once and completes: it sends no messages', () => {
+    const r = spawnSync(process.execPath, [BIN, 'run', 'fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--input', '{"parts":[{"text":"hello"}]}', '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', output: 'Hello! Ask me anything about your notes.' });
+  });
+
   it('refuses to continue an execution that was not stopped waiting for input, and fails (exit 1) when the agent fails', () => {
     const dir = tempDir();
     dirs.push(dir);

@@ -72,7 +72,7 @@ describe('bounded model sessions (interaction: session) and $.session from the s
     };
     const journal = createMemoryJournal();
     const runtime = make({ providers: { live: provider }, sessions, journal, tools: { 'slow.job': () => null } });
-    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'slow.job'], models: { default: { provider: 'live' } } });
+    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'], models: { default: { provider: 'live' } } });
     sessions.attach('setup', 'session-a');
     sessions.writeState('session-a', 'plan', 'draft');
     sessions.writeState('session-a', 'plan', 'Check the tides, then sail.');
@@ -97,13 +97,14 @@ describe('bounded model sessions (interaction: session) and $.session from the s
     const runtime = make({ providers: { plain: { generate: async () => ({ text: 'x' }) } }, sessions: createMemorySessionStore(), tools: { 'slow.job': () => null } });
     let refused: unknown;
     try {
-      runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'slow.job'], models: { default: { provider: 'plain' } } });
+      runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'], models: { default: { provider: 'plain' } } });
     } catch (error) {
       refused = error;
     }
     expect(refused).toBeInstanceOf(PreparationError);
     expect(refused).toMatchObject({ code: 'unsupported', requirement: 'planner', message: expect.stringContaining('its provider `plain` opens no model sessions') });
     expect(() => runtime.prepare(bundle, { grants: ['slow.job'], models: { default: { provider: 'scripted' } } })).toThrow(/runtime\.session\.read/);
+    expect(() => runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] })).toThrow(/without the grant `runtime\.call\.read`/);
     const voice = await bundleOf('runtime/voice');
     expect(() => runtime.prepare(voice, {})).toThrow(/continuous audio sessions .* are not run by this runtime yet/);
   });
@@ -111,7 +112,7 @@ describe('bounded model sessions (interaction: session) and $.session from the s
   it('a missing State key refuses before inference', async () => {
     const sessions = createMemorySessionStore();
     const runtime = make({ sessions, tools: { 'slow.job': () => null } });
-    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'slow.job'] });
+    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'] });
     const { executionId } = await runtime.start(preparation, { export: 'planner' }, 'x');
     const outcome = await runtime.result(executionId);
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'missing-value', message: expect.stringContaining('Missing session State key `plan`') } });
@@ -125,7 +126,7 @@ describe('RUN-7: async outcomes reach their caller later', () => {
     const requests: GenerationRequest[] = [];
     const scripted = createScriptedProvider({ script: { dispatch: [{ toolCalls: [{ name: 'slow.job', input: { n: 7 } }] }, { text: 'Started.' }, { text: 'The job finished.' }] } });
     const runtime = make({ providers: { rec: { generate: (r, s) => (requests.push(structuredClone(r)), scripted.generate(r, s)) } }, tools: { 'slow.job': job.tool } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'], models: { default: { provider: 'rec' }, planner: { provider: 'scripted' } } });
+    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'], models: { default: { provider: 'rec' }, planner: { provider: 'scripted' } } });
     const { executionId } = await runtime.start(preparation, { export: 'dispatch' });
     runtime.send(executionId, { parts: [{ text: 'start the job' }] });
     await until(() => runtime.inspect(executionId).publications.length === 1);
@@ -147,7 +148,7 @@ describe('RUN-7: async outcomes reach their caller later', () => {
 
   it('code gets the correlated outcome of an async call through context.outcome(callId)', async () => {
     const runtime = make({ tools: { 'slow.job': (input) => ({ done: input }) } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] });
+    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
     const { executionId } = await runtime.start(preparation, { export: 'collect' });
     const outcome = await runtime.result(executionId);
     expect(outcome).toMatchObject({ status: 'completed', output: { receipt: 'c1.1', outcome: { done: { n: 1 } } } });
@@ -158,7 +159,7 @@ describe('RUN-14: cancellation and continuation of a code resident', () => {
   it('runtime.cancel fails the in-flight call `cancelled`, aborts its signal, and the resident returns to receive()', async () => {
     const job = gatedJob();
     const runtime = make({ tools: { 'slow.job': job.tool } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] });
+    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
     const { executionId } = await runtime.start(preparation, { export: 'resident' });
     runtime.send(executionId, { n: 1 });
     await until(() => job.seen.length === 1);
@@ -181,7 +182,7 @@ describe('RUN-14: cancellation and continuation of a code resident', () => {
     const journal = createMemoryJournal();
     const calls: unknown[] = [];
     const runtime = make({ journal, tools: { 'slow.job': (input) => (calls.push(input), { done: input }) } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] });
+    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
     const { executionId } = await runtime.start(preparation, { export: 'resident' });
     runtime.send(executionId, { n: 1 });
     await until(() => runtime.inspect(executionId).publications.length === 1);

@@ -171,6 +171,9 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
       if (error instanceof RuntimeError) throw new UsageError(error.message);
       throw error;
     }
+    // `run` sends no messages: an entry with an input port gets its --input and then a closed
+    // port, so a conversation answers once and completes (`chat` holds one open).
+    runtime.stop(started.executionId);
     if (live) {
       let streaming: string | undefined;
       runtime.watch(started.executionId, (event) => {

@@ -36,7 +36,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     entry: source.path,
     input: scope.input,
     tools: [...declared, ...discovered],
-    context: { catalog: source.catalog === true, ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: scope.output !== undefined } },
+    context: { catalog: source.catalog === true, outcome: (source.tools ?? []).some((t) => t.options.async === true), ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: scope.output !== undefined } },
     clock: { epochMs: recorded?.epochMs ?? exec.epochMs },
     seed: recorded?.seed ?? 0,
     limits: { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, timeoutMs: Math.max(1, scope.allowance.remainingMs()), outputBytes: limits.outputBytes },
@@ -50,7 +50,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     },
   };
   if (source.catalog === true) host.catalog = async () => catalog(scope, [...declared, ...discovered]);
-  host.outcome = (callId) => asyncOutcome(scope, callId);
+  if (invocation.context.outcome) host.outcome = (callId) => asyncOutcome(scope, callId);
   if (invocation.context.ports.input) {
     host.receive = () => receive(scope);
   }

@@ -119,7 +119,7 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   for (const routine of routines.values()) {
     if (routine.source.kind !== 'model') continue;
     const binding = bindModel(routine, options.models, ctx);
-    checkSessionModel(routine, binding, ctx.providers.get(binding.provider));
+    checkSessionModel(routine, binding, ctx.providers.get(binding.provider), grants);
     models.set(routine.qualified, deepFreeze({ ...binding }));
     if (binding.apiKey) secrets.push(binding.apiKey);
     headerModels[routine.qualified] = binding.model === undefined ? { provider: binding.provider } : { provider: binding.provider, model: binding.model };

@@ -10,7 +10,10 @@ import type { ModelBinding, ModelProvider } from '../providers/provider.js';
  * connections. Continuous audio sessions (`session.trigger: voice_activity`) are not run by
  * this runtime (docs/runtime.md, "Not yet").
  */
-export function checkSessionModel(routine: RoutineRef, binding: ModelBinding, provider: ModelProvider | undefined): void {
+/** MDL-8: what a bounded session's execution depends on; preparation must grant both (RUN-11). */
+export const SESSION_CALLS = ['runtime.call.read', 'runtime.call.send'] as const;
+
+export function checkSessionModel(routine: RoutineRef, binding: ModelBinding, provider: ModelProvider | undefined, grants: ReadonlySet<string>): void {
   const select = routine.source.model?.['select'];
   if (!isPlainObject(select) || select['interaction'] !== 'session') return;
   const refuse = (why: string): never => {
@@ -19,6 +22,11 @@ export function checkSessionModel(routine: RoutineRef, binding: ModelBinding, pr
   const session = select['session'];
   if (isPlainObject(session) && session['trigger'] === 'voice_activity') {
     refuse('continuous audio sessions (`session.trigger: voice_activity`) are not run by this runtime yet; use an explicit-trigger session');
+  }
+  for (const name of SESSION_CALLS) {
+    if (!grants.has(name)) {
+      throw new PreparationError('not-granted', `Unexpected session model \`${routine.qualified}\` without the grant \`${name}\`, expected it in \`grants\` (a bounded session depends on runtime.call.read and runtime.call.send; they are not offered to the model)`, name);
+    }
   }
   if (!provider?.session) refuse(`its provider \`${binding.provider}\` opens no model sessions, expected a provider with \`session\``);
   const source = routine.source;

@@ -29,7 +29,8 @@ export interface SandboxInvocation {
   input: unknown;
   /** The exact keys of the guest `tools` object (literal declared names, e.g. 'notes.compose'); each is an async function (input) => output. */
   tools: string[];
-  context: { catalog: boolean; ports: { input: boolean; output: boolean } };
+  /** `outcome`: offer context.outcome(callId) (a routine with an async tool connection). */
+  context: { catalog: boolean; outcome?: boolean; ports: { input: boolean; output: boolean } };
   /** What Date.now(), new Date() and performance.now() (relative 0) see: fixed per invocation. */
   clock: { epochMs: number };
   /** Seed of Math.random and crypto.getRandomValues: same seed → same sequence. */

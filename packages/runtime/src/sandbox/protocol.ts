@@ -25,6 +25,8 @@ export interface InvokeMessage {
   input: string | undefined;
   tools: string[];
   catalog: boolean;
+  /** context.outcome, for a routine with an async tool connection. */
+  outcome: boolean;
   ports: { input: boolean; output: boolean };
   epochMs: number;
   seed: number;

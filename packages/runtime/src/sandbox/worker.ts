@@ -275,6 +275,7 @@ class Run {
         JSON.stringify({
           tools: this.msg.tools,
           catalog: this.msg.catalog,
+          outcome: this.msg.outcome,
           ports: this.msg.ports,
           outputBytes: this.msg.limits.outputBytes,
           cryptoSeed: seeds.cryptoSeed,
