@@ -121,6 +121,35 @@ describe('RUN-14: a model with both ports keeps its context across messages and 
     expect(report).toMatchObject({ matches: true, status: 'completed', output: outcome.status === 'completed' ? outcome.output : undefined });
   });
 
+  it('cancelling a decision ends its turn unanswered (the provider sees the abort) and the conversation goes on', async () => {
+    const signals: AbortSignal[] = [];
+    const provider: ModelProvider = {
+      generate: (request, signal) => {
+        if (request.messages.length > 2) return Promise.resolve({ text: 'Still here.' });
+        signals.push(signal);
+        return new Promise(() => undefined);
+      },
+    };
+    const journal = createMemoryJournal();
+    const runtime = createRuntime({ providers: { hang: provider }, journal });
+    runtimes.push(runtime);
+    const preparation = runtime.prepare(bundle, { models: { default: { provider: 'hang' } } });
+    const { executionId } = await runtime.start(preparation, { agent: 'desk' });
+    runtime.send(executionId, { parts: [{ text: 'write me a long essay' }] });
+    for (let i = 0; i < 4_000 && signals.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    const decision = runtime.inspect(executionId).calls.find((c) => c.kind === 'model' && c.status === 'pending')!;
+    expect(runtime.cancel(executionId, decision.id)).toBe(true);
+    expect(signals[0]!.aborted).toBe(true);
+    runtime.send(executionId, { parts: [{ text: 'never mind' }] });
+    for (let i = 0; i < 4_000 && runtime.inspect(executionId).publications.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    runtime.stop(executionId);
+    const outcome = await runtime.result(executionId);
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Still here.' });
+    expect(outcome.calls.find((c) => c.id === decision.id)).toMatchObject({ status: 'failed', outcome: { error: { code: 'cancelled' } } });
+    expect(outcome.publications.map((p) => p.answers)).toEqual(['m2']);
+    expect(await runtime.replay(bundle, journal.entries)).toMatchObject({ matches: true, output: 'Still here.' });
+  });
+
   it('refuses media parts when the provider reads only text and data', async () => {
     const runtime = createRuntime({ providers: { plain: { generate: async () => ({ text: 'ok' }) } } });
     runtimes.push(runtime);

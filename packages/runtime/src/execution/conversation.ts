@@ -1,4 +1,4 @@
-import { failure } from '../errors.js';
+import { CallFailure, failure } from '../errors.js';
 import { isPlainObject, renderValue } from '../json.js';
 import type { ContentPart, ModelMessage } from '../providers/provider.js';
 import { formatErrors } from '../validate/validator.js';
@@ -35,13 +35,19 @@ export async function runConversation(run: ModelRun): Promise<unknown> {
   const turn = async (messages: ModelMessage[], answers: string | undefined) => {
     turns.push(conversation.length);
     conversation.push(...messages);
-    last = await withinDeadline(scope.allowance, `turn of \`${routine.qualified}\``, async (signal) => {
-      await manageContext(run, conversation, turns);
-      return answer({ ...run, signal }, conversation, [...conversation.slice(turns[turns.length - 1])], {
-        ...(answers === undefined ? {} : { answers }),
-        ...(configure ? { configure: (c, settings) => configureDecision(run, c, settings) } : {}),
+    try {
+      last = await withinDeadline(scope.allowance, `turn of \`${routine.qualified}\``, async (signal) => {
+        await manageContext(run, conversation, turns);
+        return answer({ ...run, signal }, conversation, [...conversation.slice(turns[turns.length - 1])], {
+          ...(answers === undefined ? {} : { answers }),
+          ...(configure ? { configure: (c, settings) => configureDecision(run, c, settings) } : {}),
+        });
       });
-    });
+    } catch (error) {
+      // The host cancelled the turn ("stop generating"): it ends unanswered, recorded as a
+      // `cancelled` call, and the conversation waits for the next message.
+      if (!(error instanceof CallFailure && error.code === 'cancelled') || exec.fatal) throw error;
+    }
   };
   const renew = () => (scope.allowance.deadline = exec.services.now() + exec.services.limits.timeoutMs);
 
