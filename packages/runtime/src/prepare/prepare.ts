@@ -9,6 +9,7 @@ import type { ModelBinding, ModelProvider } from '../providers/provider.js';
 import { ExternalSchemas } from '../validate/external-schema.js';
 import { bindConfigured, type ConfiguredModels } from './bind-models.js';
 import { reachableFrom } from './reachable.js';
+import { checkSessionModel } from './session-profile.js';
 
 /** An env placeholder's value; `secret` values are redacted from every journal. */
 export type EnvValue = string | { value: string; secret?: boolean };
@@ -107,7 +108,6 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     for (const reader of routine.source.readers ?? []) readers.add(reader);
     for (const name of routine.source.env ?? []) envNames.add(name);
     if ((routine.source.tools ?? []).some((t) => isPlainObject(t.options) && t.options.presentation !== undefined)) ui = true;
-    checkModel(routine);
   }
   for (const reader of readers) {
     if (!grants.has(reader)) {
@@ -132,6 +132,7 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     const configured = options.models === undefined && options.configured !== undefined ? bindConfigured(routine, options.configured, options.variables ?? {}, schemas) : undefined;
     const binding = configured?.binding ?? bindModel(routine, options.models, ctx);
     checkProvider(routine, binding, ctx);
+    checkSessionModel(routine, binding, ctx.providers.get(binding.provider), grants);
     models.set(routine.qualified, deepFreeze({ ...binding }));
     if (binding.apiKey) secrets.push(binding.apiKey);
     headerModels[routine.qualified] = { provider: binding.provider, ...(binding.model === undefined ? {} : { model: binding.model }), ...(configured ? { configured: configured.key } : {}) };
@@ -152,14 +153,6 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }) as PreparedState,
   );
   return preparation;
-}
-
-function checkModel(routine: RoutineRef): void {
-  if (routine.source.kind !== 'model') return;
-  const select = routine.source.model?.['select'];
-  if (isPlainObject(select) && select['interaction'] === 'session') {
-    throw new PreparationError('unsupported', `Unexpected session model \`${routine.qualified}\`, expected request or stream interaction: this runtime does not open model sessions`, routine.qualified);
-  }
 }
 
 function bindModel(routine: RoutineRef, given: PrepareOptions['models'], ctx: PrepareContext): ModelBinding {

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../json.js';
 import { postJson, type HttpRequestOptions } from './http-request.js';
-import type { Usage } from './usage.js';
+import { readCompletionStream, usageOf } from './sse.js';
 import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelMessage, ModelProvider, ToolCall } from './provider.js';
 
 /** Function names an OpenAI-compatible API accepts; declared names with dots are mapped onto them. */
@@ -16,7 +16,7 @@ const SETTING_NAMES: Record<string, string> = { max_output_tokens: 'max_tokens',
  */
 export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; sleep?: HttpRequestOptions['sleep'] } = {}): ModelProvider {
   const doFetch = options.fetch ?? fetch;
-  const complete = async (request: GenerationRequest, signal: AbortSignal): Promise<GenerationResponse> => {
+  const complete = async (request: GenerationRequest, signal: AbortSignal, onText?: (chunk: string) => void): Promise<GenerationResponse> => {
     const { connection } = request;
     if (!connection.baseUrl) throw new Error(`Missing baseUrl in the model binding of \`${request.routine}\`, expected the API's base URL`);
     const names = functionNames(request.tools.map((t) => t.name));
@@ -32,10 +32,11 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; 
       }));
     }
     if (request.output !== undefined) body['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: request.output } };
+    if (onText) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
     const headers: Record<string, string> = { 'content-type': 'application/json', ...connection.headers };
     if (connection.apiKey) headers['authorization'] = `Bearer ${connection.apiKey}`;
     const url = `${connection.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const answer = await postJson({
+    const http = {
       fetch: doFetch,
       url,
       headers,
@@ -46,11 +47,26 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; 
       ...(connection.model === undefined ? {} : { model: connection.model }),
       ...(connection.apiKey === undefined ? {} : { secrets: [connection.apiKey] }),
       ...(options.sleep ? { sleep: options.sleep } : {}),
-    });
-    return { ...fromApiResponse(answer, names.fromApi), ...usageOf(answer) };
+    };
+    if (onText) {
+      const response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+      // Streamed (server-sent events, providers/sse.ts): parsed into the body a plain request returns.
+      if (response.ok && response.body && /text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
+        const streamed = await readCompletionStream(response.body, onText);
+        return withUsage(fromApiResponse(streamed, names.fromApi), streamed);
+      }
+      const text = await response.text();
+      if (!response.ok) throw new Error(`Unexpected HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
+      const parsed = parse(text, url);
+      return withUsage(fromApiResponse(parsed, names.fromApi), parsed);
+    }
+    // A plain request: retries, timeouts and clear refusals (providers/http-request.ts).
+    const parsed = await postJson(http);
+    return withUsage(fromApiResponse(parsed, names.fromApi), parsed);
   };
   return {
-    generate: complete,
+    generate: (request, signal) => complete(request, signal),
+    stream: complete,
     async classify(request: ClassificationRequest, signal: AbortSignal): Promise<ClassificationResponse> {
       const content = typeof request.input === 'string' ? request.input : JSON.stringify(request.input ?? null);
       const answer = await complete({ ...request, messages: [{ role: 'user', content }], tools: [] }, signal);
@@ -60,6 +76,11 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; 
       return { output, finish: answer.finish === 'length' ? 'length' : 'stop', ...(answer.usage ? { usage: answer.usage } : {}) };
     },
   };
+}
+
+function withUsage(response: GenerationResponse, body: unknown): GenerationResponse {
+  const usage = usageOf(body);
+  return usage === undefined ? response : { ...response, usage };
 }
 
 function functionNames(declared: string[]): { toApi: Map<string, string>; fromApi: Map<string, string> } {
@@ -92,12 +113,6 @@ function jsonOrText(text: string): unknown {
   }
 }
 
-/** The API's `usage` (prompt/completion tokens), when it reports one. */
-function usageOf(body: unknown): { usage?: Usage } {
-  const usage = isPlainObject(body) ? body['usage'] : undefined;
-  if (!isPlainObject(usage) || typeof usage['prompt_tokens'] !== 'number' || typeof usage['completion_tokens'] !== 'number') return {};
-  return { usage: { inputTokens: usage['prompt_tokens'], outputTokens: usage['completion_tokens'] } };
-}
 
 function fromApiResponse(body: unknown, fromApi: Map<string, string>): GenerationResponse {
   const choice = isPlainObject(body) && Array.isArray(body['choices']) ? body['choices'][0] : undefined;
@@ -121,8 +136,18 @@ function fromApiResponse(body: unknown, fromApi: Map<string, string>): Generatio
       const id = isPlainObject(call) && typeof call['id'] === 'string' ? call['id'] : `call-${i}`;
       return { id, name: fromApi.get(name) ?? name, input };
     });
-    return { toolCalls, finish: 'tool_calls' };
+    // Prose beside the tool calls is kept: the runtime publishes it as progress.
+    const prose = typeof message['content'] === 'string' && message['content'] !== '' ? { text: message['content'] } : {};
+    return { toolCalls, ...prose, finish: 'tool_calls' };
   }
   const content = typeof message['content'] === 'string' ? message['content'] : '';
   return { text: content, finish };
+}
+
+function parse(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`Unexpected response from ${url} that is not JSON: ${text.slice(0, 200)}`);
+  }
 }
