@@ -1,2 +1,2 @@
-export { berrypack as default } from './plugin.js';
+export { berrypack, berrypack as default } from './plugin.js';
 export type { FilterPattern, PluginOptions as Options } from '@berrypack/compiler';

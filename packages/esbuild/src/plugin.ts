@@ -1,19 +1,6 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createBuildMemo,
-  createCompiler,
-  isBerryImport,
-  manifestForImport,
-  nodeHost,
-  renderImportModule,
-  resolvePluginOptions,
-  type BuildResult,
-  type BundleFile,
-  type ModuleOptions,
-  type PackageSummary,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
+import { createCompiler, nodeHost, type BuildResult, type BundleFile, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
+import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions, type ModuleOptions } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
@@ -134,14 +121,4 @@ async function resolvePath(build: PluginBuild, args: OnResolveArgs): Promise<str
 
 function failure(file: string, text: string): OnLoadResult {
   return { errors: [{ pluginName: PLUGIN_NAME, text, location: { file, namespace: 'file' } }], watchFiles: [file] };
-}
-
-/** The text diagnostics are positioned in: BOM dropped, CRLF and CR as LF (CONTRACTS.md). */
-function readNormalized(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,3 @@
-export { berrypack as default } from './plugin.js';
+export { berrypack, berrypack as default } from './plugin.js';
 export type { FilterPattern, PluginOptions as Options } from '@berrypack/compiler';
 export type { BerryLog } from './to-rollup-log.js';

@@ -1,19 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  checkSource,
-  createBuildMemo,
-  createCompiler,
-  isBerryImport,
-  manifestForImport,
-  nodeHost,
-  renderImportModule,
-  resolvePluginOptions,
-  type BundleFile,
-  type Diagnostic,
-  type PackageSummary,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
+import { checkSource, createCompiler, nodeHost, type BundleFile, type Diagnostic, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
+import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
 import type { Plugin as VitePlugin } from 'vite';
@@ -56,7 +44,8 @@ export function berrypack(options?: Options): Plugin {
   function report(context: PluginContext, diagnostics: readonly Diagnostic[], first: boolean): void {
     const fatal = diagnostics.filter((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
     const texts = new Map<string, string | undefined>();
-    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file, texts));
+    const textOf = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
+    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file));
     if (first) {
       for (const d of diagnostics) {
         if (fatal.includes(d)) continue;
@@ -157,18 +146,4 @@ export function berrypack(options?: Options): Plugin {
     },
   };
   return plugin;
-}
-
-/** The file's text as the compiler saw it (no BOM, LF line ends), for code frames. */
-function textOf(file: string, cache: Map<string, string | undefined>): string | undefined {
-  if (!cache.has(file)) {
-    let text: string | undefined;
-    try {
-      text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-    } catch {
-      text = undefined;
-    }
-    cache.set(file, text);
-  }
-  return cache.get(file);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { AnswerRecorder, createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { AnswerRecorder } from '@berrypack/compiler/internal-cli';
 import { BuildCache } from '../build-cache.js';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
