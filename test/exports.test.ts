@@ -19,7 +19,7 @@ describe('public exports', () => {
   it('@berrypack/compiler/internal-cli is what the CLI needs beyond it', async () => {
     const api = await import('../packages/compiler/src/internal-cli.js');
     expect(Object.keys(api).sort()).toEqual([
-      'AnswerRecorder', 'TrackingHost', 'escapeChar', 'escapeLine', 'firstDifference', 'nestingBound', 'readNormalized', 'sameAnswersOnDisk',
+      'AnswerRecorder', 'TrackingHost', 'closest', 'escapeChar', 'escapeLine', 'firstDifference', 'nestingBound', 'readNormalized', 'sameAnswersOnDisk',
     ]);
   });
   it('every subpath of the compiler is listed in its exports map, and the adapters and CLI import nothing else', async () => {

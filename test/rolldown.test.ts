@@ -74,7 +74,7 @@ describe('@berrypack/rollup in rolldown', () => {
     // rolldown gathers the build's errors in `errors`, each the log the plugin gave it plus its own fields.
     expect((failure as { errors?: unknown[] }).errors).toMatchObject([
       {
-        message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool',
+        message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
         pluginCode: 'BP2110',
         rule: 'TOOL-6',
         hint: 'if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { processIo, type CliIo } from './io.js';
 import { terminalSafe as safe } from './terminal-safe.js';
 import { UsageError } from './usage-error.js';
@@ -12,9 +13,10 @@ Commands:
   types MANIFEST      write TypeScript declarations of the package's routines (berrypack-env.d.ts)
   run BUNDLE          run an agent or export of a bundle (or a plugin.json built in memory)
   replay JOURNAL      re-run a recorded execution from its journal and report any divergence
-  method run|resume|confirm|status   run method/2 documents durably (see docs/methods.md)
+  method run|resume|confirm|status   run method/2 documents durably
 
-Run \`berrypack <command> --help\` for a command's options.
+Run \`berrypack <command> --help\` for a command's options, \`berrypack --version\` for the version.
+Documentation: https://github.com/berrypack/berrypack#readme (methods: docs/methods.md there)
 `;
 
 type Command = (args: string[], io: CliIo) => number | Promise<number>;
@@ -39,6 +41,10 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     (command === undefined ? io.stderr : io.stdout).write(HELP);
     return command === undefined ? 2 : 0;
   }
+  if (command === '--version' || command === '-v') {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
   const load = COMMANDS[command];
   if (!load) {
     io.stderr.write(`berrypack: unknown command \`${safe(command)}\` (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
@@ -52,6 +58,11 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     io.stderr.write(`berrypack ${command}: ${safe(message.split('\n')[0])}\n`);
     return 2;
   }
+}
+
+/** This package's version: its package.json is one level above this module, in src/ and dist/ alike. */
+function version(): string {
+  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 }
 
 export type { CliIo };

@@ -7,3 +7,4 @@ export { AnswerRecorder, sameAnswersOnDisk, type RecordedAnswer } from './packag
 /** An upper bound of a YAML text's nesting depth, in one pass: refuse deep input before a recursive parser sees it. */
 export { nestingBound } from './source/parse-frontmatter.js';
 export { readNormalized } from './source/read-normalized.js';
+export { closest } from './hints/did-you-mean.js';

@@ -45,7 +45,9 @@ export function berrypack(options?: Options): Plugin {
     const fatal = diagnostics.filter((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
     const texts = new Map<string, string | undefined>();
     const textOf = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
-    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file));
+    // Vite prints only the message of a warning: it carries the place and the frame there.
+    const vite = (context.meta as { viteVersion?: string }).viteVersion !== undefined;
+    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file), vite && !fatal.includes(d));
     if (first) {
       for (const d of diagnostics) {
         if (fatal.includes(d)) continue;
