@@ -102,6 +102,36 @@ describe('the tarballs', () => {
   }, 300_000);
 });
 
+describe('the published types', () => {
+  it('reach no optional peer (Rollup, Vite), so they resolve where that peer is not installed', () => {
+    // From each package's `types` entries, every .d.ts they import, transitively: a module
+    // specifier naming an optional peer would be unresolved in a project without it (a Vite 8
+    // project has no rollup), an error under `skipLibCheck: false` and `any` otherwise.
+    for (const p of packed) {
+      const installed = path.join(project, 'node_modules', p.name);
+      const optional = Object.entries((p.manifest['peerDependenciesMeta'] ?? {}) as Record<string, { optional?: boolean }>).filter(([, meta]) => meta.optional).map(([name]) => name);
+      if (optional.length === 0) continue;
+      const entries = JSON.stringify(p.manifest['exports']).match(/"types":"([^"]+)"/g)!.map((m) => m.slice('"types":"'.length, -1));
+      const seen = new Set<string>();
+      const queue = entries.map((e) => path.join(installed, e));
+      const reached: string[] = [];
+      while (queue.length > 0) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+        for (const m of code.matchAll(/(?:from\s+|import\(\s*|import\s+)['"]([^'"]+)['"]/g)) {
+          const specifier = m[1]!;
+          if (specifier.startsWith('.')) queue.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.d.ts')));
+          else reached.push(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+        }
+      }
+      expect(seen.size, p.name).toBeGreaterThan(1);
+      expect(reached.filter((name) => optional.includes(name)), p.name).toEqual([]);
+    }
+  });
+});
+
 describe('the README, followed literally in a project outside the repository', () => {
   it('builds with Rollup, Vite and esbuild from ES module and CommonJS configs and the CLI, all to the same bundle bytes', () => {
     const { files, commands } = readmeSection('In a Rollup, Vite or esbuild build');

@@ -11,3 +11,4 @@ const required = Object.assign((options?: Options) => berrypack(options), { berr
 export { berrypack, berrypack as default, required as 'module.exports' };
 export type { FilterPattern, PluginOptions as Options } from '@berrypack/compiler';
 export type { BerryLog } from './to-rollup-log.js';
+export type { BerrypackPlugin } from './plugin.js';

@@ -18,11 +18,20 @@ type ResolveOptions = Parameters<PluginContext['resolve']>[2];
 type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configureServer' | 'hotUpdate'>;
 
 /**
+ * The plugin object, typed without Rollup's or Vite's types (both optional peers, so either may
+ * be missing): it is assignable to Rollup's `Plugin`, Vite's `PluginOption` and rolldown's plugin.
+ */
+export interface BerrypackPlugin {
+  name: 'berrypack';
+  [hook: string]: unknown;
+}
+
+/**
  * Rollup, Vite and rolldown plugin: `import app from './my-plugin/plugin.json'` compiles the
  * package, emits its bundle and resource blobs, and gives a module describing it;
  * `import route from './my-plugin/route.md'` gives one of its routines.
  */
-export function berrypack(options?: Options): Plugin {
+export function berrypack(options?: Options): BerrypackPlugin {
   const settings = resolvePluginOptions(options);
   const filter = createFilter(settings.include, settings.exclude);
   // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
@@ -87,7 +96,7 @@ export function berrypack(options?: Options): Plugin {
     });
   }
 
-  const plugin: Hooks = {
+  const plugin: Hooks & { name: 'berrypack' } = {
     name: 'berrypack',
     enforce: 'pre',
 
@@ -147,5 +156,6 @@ export function berrypack(options?: Options): Plugin {
       return undefined;
     },
   };
-  return plugin;
+  // The hooks are typed against Rollup and Vite here; the declared type keeps those types out of the published ones.
+  return plugin as unknown as BerrypackPlugin;
 }

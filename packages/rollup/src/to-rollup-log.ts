@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { codeFrame, type Diagnostic } from '@berrypack/compiler';
-import type { RollupLog } from 'rollup';
 
-/** A Rollup log made from a Berry diagnostic; `rule` and `hint` ride along for tools that read them. */
-export interface BerryLog extends RollupLog {
+/**
+ * A Rollup log made from a Berry diagnostic; `rule` and `hint` ride along for tools that read
+ * them. Declared without Rollup's types (an optional peer); it is a `RollupLog`.
+ */
+export interface BerryLog {
   message: string;
+  frame?: string;
   id: string;
   plugin: string;
   pluginCode: string;
