@@ -6,6 +6,7 @@ import { UsageError } from './usage-error.js';
 const HELP = `Usage: berrypack <command> [options]
 
 Commands:
+  init [DIR]          create a new package that builds and runs at once
   check PATH          check routine sources, a plugin.json package or a directory
   build MANIFEST      compile a package into a content-addressed bundle
   inspect BUNDLE      verify a bundle and list its agents, exports, sources and requirements
@@ -24,6 +25,7 @@ type Command = (args: string[], io: CliIo) => number | Promise<number>;
 // Commands load on demand: `build` should not pay for the runtime, nor `run` for Vite-free
 // compiler parts it never touches. Start-up is a visible share of a small build.
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  init: async () => (await import('./commands/init.js')).initCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
   build: async () => (await import('./commands/build.js')).buildCommand,
   inspect: async () => (await import('./commands/inspect.js')).inspectCommand,
