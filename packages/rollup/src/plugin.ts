@@ -39,19 +39,24 @@ export function berrypack(options?: Options): BerrypackPlugin {
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
   let dev: DevServing | undefined;
+  const isFatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
 
-  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } {
+  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } | undefined {
     const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
     else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
+    // In a build, a package imported through its manifest and its routines fails once: the
+    // first load reports (rolldown would print each load's error), the others load nothing.
+    // The dev server loads modules one request at a time, so each reports.
+    if (!first && !dev && result.diagnostics.some((d) => isFatal(d))) return undefined;
     report(context, result.diagnostics, first);
     if (!result.bundle || !result.summary) return context.error({ message: `Unexpected failed build of ${manifest} without an error diagnostic` });
     return { bundle: result.bundle, summary: result.summary };
   }
 
   function report(context: PluginContext, diagnostics: readonly Diagnostic[], first: boolean): void {
-    const fatal = diagnostics.filter((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
+    const fatal = diagnostics.filter(isFatal);
     const texts = new Map<string, string | undefined>();
     const textOf = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
     // Vite prints only the message of a warning: it carries the place and the frame there.
@@ -134,7 +139,9 @@ export function berrypack(options?: Options): BerrypackPlugin {
           });
         }
         await builds.prepare(manifest);
-        const { bundle, summary } = compile(this, id, manifest);
+        const compiled = compile(this, id, manifest);
+        if (compiled === undefined) return 'export default undefined;\n';
+        const { bundle, summary } = compiled;
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
         return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, file, manifest, summary.name);
       },
