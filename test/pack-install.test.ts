@@ -26,7 +26,7 @@ beforeAll(() => {
   // As the README's `npm init -y && npm pkg set type=module` leaves it.
   writeProject(project, packed, ['rollup', 'vite', 'esbuild'], { type: 'module' });
   npm(['ci', '--offline', '--ignore-scripts'], project);
-  for (const [file, text] of readmeSection('In a Rollup, Vite or esbuild build').files) {
+  for (const [file, text] of readmeSection('In a Rollup, Vite, esbuild, webpack or Rspack build').files) {
     mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
     writeFileSync(path.join(project, file), text);
   }
@@ -134,7 +134,7 @@ describe('the published types', () => {
 
 describe('the README, followed literally in a project outside the repository', () => {
   it('builds with Rollup, Vite and esbuild from ES module and CommonJS configs and the CLI, all to the same bundle bytes', () => {
-    const { files, commands } = readmeSection('In a Rollup, Vite or esbuild build');
+    const { files, commands } = readmeSection('In a Rollup, Vite, esbuild, webpack or Rspack build');
     expect([...files.keys()]).toEqual(expect.arrayContaining(['hello/plugin.json', 'rollup.config.mjs', 'rollup.config.cjs', 'vite.config.cjs', 'build.cjs', 'src/main.js']));
     const outputs: string[] = [];
     for (const command of commands) {
