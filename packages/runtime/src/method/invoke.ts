@@ -106,9 +106,19 @@ export async function invokeAsk(context: RunContext, invocation: Invocation): Pr
 export async function answerAsk(context: RunContext, invocation: Invocation, response: unknown): Promise<void> {
   const outputs = responseOutputs(invocation.step, response);
   invocation.target.response = response;
-  invocation.target.outputs = saveFiles(context, invocation, outputs);
+  recordOutputs(context, invocation, outputs);
   recordOutcome(context, invocation.target);
   await checkInvocation(context, invocation);
+}
+
+/** Validated outputs recorded (files saved under the run folder) for an invocation. */
+export function recordOutputs(context: RunContext, invocation: Invocation, outputs: Record<string, unknown>): void {
+  invocation.target.outputs = saveFiles(context, invocation, outputs);
+}
+
+/** A step a person confirmed done whose outputs nobody has given yet. */
+export function isMissingOutput(target: InvocationRecord): boolean {
+  return target.status === 'waiting' && target.confirmed === 'done';
 }
 
 /**

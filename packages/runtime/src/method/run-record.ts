@@ -8,7 +8,7 @@ export type StepStatus =
   | 'pending' // not started: waiting for dependencies, a free target, or the run to be resumed
   | 'running' // started; its outcome is not recorded yet
   | 'checking' // its outcome (outputs, files, changes) is recorded; its check is running
-  | 'waiting' // an `ask` whose request is saved: waiting for the person's response
+  | 'waiting' // an `ask` whose request is saved, or a step confirmed done without outputs: waiting for a person
   | 'uncertain' // a step with `changes` was started and has no recorded outcome: confirm it
   | 'passed' // completed, and its check passed
   | 'unchecked' // completed, without a check: never "verified"
@@ -68,7 +68,7 @@ export interface InvocationRecord {
   error?: CallError;
   /** Why it was skipped, stopped or is uncertain. */
   reason?: string;
-  /** `confirm --done`: the person confirmed the change happened (outputs were not recorded). */
+  /** `confirm --done`: a person confirmed the change happened (and gave its outputs, or is asked for them). */
   confirmed?: 'done';
 }
 
@@ -111,7 +111,8 @@ export interface RunRecord {
 export interface PendingEntry {
   step: string;
   item?: number;
-  kind: 'ask' | 'uncertain' | 'interrupted';
+  /** `missing-output`: a step confirmed done waits for its outputs (`confirm --done --response-json`). */
+  kind: 'ask' | 'uncertain' | 'interrupted' | 'missing-output';
   request: string;
 }
 

@@ -63,7 +63,8 @@ export function viewOf(method: CompiledMethod, record: RunRecord, live: boolean)
     const invocations: (InvocationRecord & { index?: number })[] = rec.items ?? [rec];
     for (const inv of invocations) {
       const item = inv.index === undefined ? {} : { item: inv.index };
-      if (inv.status === 'waiting') pending.push({ step: key, ...item, kind: 'ask', request: inv.request ?? '' });
+      if (inv.status === 'waiting' && inv.confirmed === 'done') pending.push({ step: key, ...item, kind: 'missing-output', request: inv.reason ?? '' });
+      else if (inv.status === 'waiting') pending.push({ step: key, ...item, kind: 'ask', request: inv.request ?? '' });
       else if (inv.status === 'uncertain') pending.push({ step: key, ...item, kind: 'uncertain', request: inv.reason ?? '' });
       else if (!live && inv.status === 'pending' && inv.reason === INTERRUPTED) pending.push({ step: key, ...item, kind: 'interrupted', request: INTERRUPTED });
       else if (!live && inv.status === 'checking') pending.push({ step: key, ...item, kind: 'interrupted', request: INTERRUPTED_CHECK });
