@@ -3,11 +3,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CallError } from '../errors.js';
 import { isPlainObject } from '../json.js';
+import { accessProblem } from './access.js';
 import { describe, list, typeProblem } from './data-values.js';
 import { isMissingOutput, localsOf, recordOutputs, responseOutputs } from './invoke.js';
 import { MethodError } from './method-error.js';
 import type { CompiledMethod } from './method-types.js';
-import { connectionsOf, createContext, environmentProblems, type MethodHostOptions, type RunContext } from './run-context.js';
+import { createContext, type MethodHostOptions, type RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type ItemRecord, type MethodRun, type RunRecord } from './run-record.js';
 import { heldElsewhere, lockRun, RunStore } from './run-store.js';
 import { reconcile, runStatus, viewOf } from './run-view.js';
@@ -66,7 +67,8 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
     };
     store.writeMethod(method);
     const context = createContext(method, store, record, options);
-    const problem = prepareInputs(context, options.inputs) ?? environmentProblem(context) ?? stateProblem(context);
+    // Every declared connection needs a configuration, even one no step uses yet.
+    const problem = prepareInputs(context, options.inputs) ?? (await accessProblem(context, Object.values(method.steps), Object.keys(method.environment)));
     if (problem) {
       record.error = problem;
       record.status = 'failed';
@@ -124,7 +126,7 @@ export async function confirmStep(runId: string, options: ConfirmStepOptions): P
     for (const inv of targets) {
       if (options.decision === 'redo') {
         (rec.previous ??= []).push(structuredClone(inv));
-        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'check', 'error', 'reason', 'response', 'request', 'confirmed'] as const) delete inv[key];
+        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'response', 'request', 'confirmed'] as const) delete inv[key];
         inv.status = 'pending';
         continue;
       }
@@ -186,9 +188,9 @@ async function withRun(runId: string, options: MethodHostOptions, act: (context:
     const status = runStatus(record, false);
     if (status === 'completed' || status === 'failed') throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
     const context = createContext(method, store, record, options);
-    const needed = [...new Set(Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)).flatMap(connectionsOf))];
-    const problems = environmentProblems(context, needed);
-    if (problems.length > 0) throw new MethodError('environment-missing', `Unexpected environment: ${problems.join('; ')}`);
+    // Access for what is left to do; a refusal is the caller's to fix and changes nothing.
+    const problem = await accessProblem(context, Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)));
+    if (problem) throw new MethodError(problem.code, problem.message);
     const runner = new MethodRunner(context);
     await act(context, runner);
     await runner.drive();
@@ -237,24 +239,6 @@ function prepareInputs(context: RunContext, given: Record<string, unknown> | und
     const problem = typeProblem(declaration, value, `input \`${name}\``);
     if (problem) return wrong(`Unexpected inputs: ${problem}`);
     record.inputs[name] = value;
-  }
-  return undefined;
-}
-
-function environmentProblem(context: RunContext): CallError | undefined {
-  const problems = environmentProblems(context);
-  return problems.length === 0 ? undefined : { code: 'environment-missing', message: `Unexpected environment: ${problems.join('; ')}` };
-}
-
-/** MTH-5: every state readable (its file, or the declared default) before any step starts. */
-function stateProblem(context: RunContext): CallError | undefined {
-  for (const name of Object.keys(context.method.state)) {
-    try {
-      context.state(name);
-    } catch (error) {
-      const e = error as { code?: string; message: string };
-      return { code: e.code ?? 'state-invalid', message: e.message };
-    }
   }
   return undefined;
 }

@@ -2,7 +2,8 @@ import { failure, toCallError } from '../errors.js';
 import { answerAsk, checkInvocation, finishInvocation, invokeAsk, invokeDo, localsOf, type Invocation } from './invoke.js';
 import type { CompiledStep } from './method-types.js';
 import { MissingValue, resolveReference, type Resolution, type ResolveScope } from './resolve.js';
-import { targetsOf, type RunContext } from './run-context.js';
+import { targetsOf } from './access.js';
+import type { RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type StepRecord } from './run-record.js';
 import { settle } from './run-view.js';
 
