@@ -65,6 +65,9 @@ export {
   type StepRequest,
   type StepResult,
   type StepStatus,
+  type StepTool,
+  type ToolCallRecord,
+  type ToolConnection,
   type CompiledMethod,
   type DataType as MethodDataType,
 } from './method/index.js';

@@ -110,7 +110,8 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
         return output;
       } catch (error) {
         // A write that failed may have happened anyway (a timeout, a lost answer): uncertain.
-        record({ ...base, status: tool.writes ? 'uncertain' : 'failed', error: toCallError(error) });
+        const recorded = toCallError(error);
+        record({ ...base, status: tool.writes ? 'uncertain' : 'failed', error: recorded.code === 'internal' ? { code: 'tool-failed', message: recorded.message } : recorded });
         throw error;
       }
     },
