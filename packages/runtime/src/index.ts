@@ -34,6 +34,7 @@ export {
   createProviderExecutor,
   createProviderJudge,
   createRoutineExecutor,
+  createStepTools,
   MethodError,
   methodStatus,
   readMethodRun,

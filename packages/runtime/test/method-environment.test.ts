@@ -1,14 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { checkMethod, createCompiler } from '../../compiler/src/index.js';
 import {
   confirmStep,
   createOpenAICompatibleProvider,
   createProviderExecutor,
+  createRoutineExecutor,
+  createRuntime,
+  createStepTools,
+  loadBundle,
   readMethodRun,
   resumeMethod,
   runMethod,
@@ -288,5 +292,68 @@ describe('a do step run by an agent on an OpenAI-compatible server, calling a co
     expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: '{"text":"Welcome.","title":"Home"}' });
     expect(bodies[2]!['response_format']).toMatchObject({ json_schema: { schema: { properties: { url: { type: 'string' } }, required: ['url'] } } });
     expect(readMethodRun(run.runId, { dataDir: dir }).record.steps['post']!.changes?.['environment.wiki']?.writes).toEqual([{ tool: 'wiki.edit', input: { title: 'News', text: 'Ship it.' }, output: { title: 'News', revision: 7 } }]);
+  });
+});
+
+describe('a do step run by a Berry agent from a bundle, calling a connection tool', () => {
+  it('routes the agent\'s tool calls through the step: offered, recorded, refused when the step does not change the connection', async () => {
+    const pkg = dataDir();
+    mkdirSync(path.join(pkg, 'routines'));
+    writeFileSync(
+      path.join(pkg, 'plugin.json'),
+      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'method.agents', version: '1', extensions: { 'ai.strawberry.berry': { sources: 'routines', exports: ['steps.agent'], requires: ['wiki.read', 'wiki.edit'] } } }),
+    );
+    writeFileSync(
+      path.join(pkg, 'routines', 'agent.md'),
+      [
+        '---',
+        'name: steps.agent',
+        'description: Does one method step with the wiki tools it is offered.',
+        'model:',
+        '  select:',
+        '    operation: generation',
+        'output:',
+        '  type: object',
+        'tools:',
+        '  - wiki.read',
+        '  - wiki.edit',
+        '---',
+        'Do this step of a method: {{ $.input.instructions }}',
+      ].join('\n'),
+    );
+    const built = createCompiler({}).build(path.join(pkg, 'plugin.json'));
+    expect(built.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const w = wiki();
+    const runtime = createRuntime({ tools: createStepTools(['wiki.read', 'wiki.edit']) });
+    try {
+      const bundle = await loadBundle(built.bundle!.bytes, { blobs: built.bundle!.blobs });
+      // Decisions of one execution: `look` (reads, then tries to write: refused) and `post` (writes) each start one.
+      const script = {
+        'steps.agent': [
+          { toolCalls: [{ name: 'wiki.read', input: { title: 'Home' } }, { name: 'wiki.edit', input: { title: 'Home', text: 'Defaced.' } }] },
+          { output: { home: 'Welcome.' } },
+        ],
+      };
+      const post = { 'steps.agent': [{ toolCalls: [{ name: 'wiki.edit', input: { title: 'News', text: 'Ship it.' } }] }, { output: { url: 'https://wiki.example/News' } }] };
+      const preparations = {
+        look: runtime.prepare(bundle, { grants: ['wiki.read', 'wiki.edit'], models: { default: { provider: 'scripted', script } } }),
+        post: runtime.prepare(bundle, { grants: ['wiki.read', 'wiki.edit'], models: { default: { provider: 'scripted', script: post } } }),
+      };
+      const executors = {
+        look: createRoutineExecutor({ runtime, preparation: preparations.look, target: { export: 'steps.agent' } }),
+        post: createRoutineExecutor({ runtime, preparation: preparations.post, target: { export: 'steps.agent' } }),
+      };
+      const dir = dataDir();
+      const run = await runMethod(compile(PUBLISH), { dataDir: dir, environment: { wiki: w.connection }, executor: (r) => executors[r.step as 'look' | 'post'].run(r) });
+      expect(run).toMatchObject({ status: 'completed', steps: { look: 'unchecked', post: 'passed' }, result: 'https://wiki.example/News' });
+      expect(w.calls).toEqual(['read Home', 'edit News']);
+      expect(w.pages['Home']).toBe('Welcome.');
+      const steps = readMethodRun(run.runId, { dataDir: dir }).record.steps;
+      // Recorded in the order they were asked for, though the two calls of one decision run concurrently.
+      expect(steps['look']!.calls?.map((c) => `${c.tool} ${c.status}`)).toEqual(['wiki.read ok', 'wiki.edit refused']);
+      expect(steps['post']!.changes?.['environment.wiki']?.writes).toEqual([{ tool: 'wiki.edit', input: { title: 'News', text: 'Ship it.' }, output: { title: 'News', revision: 7 } }]);
+    } finally {
+      await runtime.close();
+    }
   });
 });

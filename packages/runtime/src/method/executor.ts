@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { canonicalJson } from '@berrypack/compiler/bundle';
 import { failure, toCallError } from '../errors.js';
+import type { ExternalTool } from '../execution/external-tool.js';
 import { isPlainObject } from '../json.js';
 import type { Preparation } from '../prepare/prepare.js';
 import type { ModelBinding, ModelMessage, ModelProvider, Script, ToolDefinition } from '../providers/provider.js';
@@ -135,17 +137,45 @@ export interface RoutineExecutorOptions {
   target: StartTarget | ((request: StepRequest) => StartTarget);
 }
 
+/** The step whose routine is running, for the tools of createStepTools (async context, so concurrent steps stay apart). */
+const currentStep = new AsyncLocalStorage<StepRequest>();
+
+/**
+ * External tools for `createRuntime({tools})` that serve a routine executor's steps (a Berry
+ * agent from a bundle doing `do` steps): each call goes to the calling step's `callTool`, so
+ * the runner offers, refuses, checks and records it exactly as for a provider's agent. Name
+ * the tools of the method's connections (runtime.yaml `environment`), and grant them at
+ * preparation; outside a step they refuse.
+ */
+export function createStepTools(names: readonly string[]): Record<string, ExternalTool> {
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        invoke: (input: unknown) => {
+          const request = currentStep.getStore();
+          if (!request) throw failure('tool-refused', `Unexpected call of \`${name}\` outside a method step`);
+          return request.callTool(name, input);
+        },
+      },
+    ]),
+  );
+}
+
 /**
  * Steps done by a routine of a prepared bundle: started with `{step, instructions, inputs,
- * item?}`; its output is the object of outputs (and `state.NAME` replacements), as for a provider.
+ * item?, outputs, tools}` (tools: the names the step is offered, see createStepTools); its
+ * output is the object of outputs (and `state.NAME` replacements), as for a provider.
  */
 export function createRoutineExecutor(options: RoutineExecutorOptions): MethodExecutor {
   return {
     async run(request) {
       const target = typeof options.target === 'function' ? options.target(request) : options.target;
-      const input = { step: request.step, instructions: request.instructions, inputs: request.inputs, ...(request.item ? { item: request.item } : {}) };
-      const { executionId } = await options.runtime.start(options.preparation, target, input);
-      const outcome = await options.runtime.result(executionId);
+      const input = { step: request.step, instructions: request.instructions, inputs: request.inputs, ...(request.item ? { item: request.item } : {}), outputs: request.outputs, tools: request.tools.map((t) => t.name) };
+      const { executionId, outcome } = await currentStep.run(request, async () => {
+        const started = await options.runtime.start(options.preparation, target, input);
+        return { executionId: started.executionId, outcome: await options.runtime.result(started.executionId) };
+      });
       if (outcome.status === 'failed') throw failure(outcome.error.code, `Step \`${request.step}\` (execution ${executionId}): ${outcome.error.message}`);
       return splitResult(outcome.output, request.step);
     },

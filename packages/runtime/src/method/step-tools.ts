@@ -25,11 +25,11 @@ export interface ToolCallRecord {
   write: boolean;
   input: unknown;
   /**
-   * `ok`; `failed` (a read that failed, an invalid input: nothing happened); `refused` (not
+   * `running` (in flight); `ok`; `failed` (a read that failed, an invalid input: nothing happened); `refused` (not
    * offered to this step, or blocked); `uncertain` (a write that failed or timed out: it may
    * or may not have happened, so it is never retried blindly).
    */
-  status: 'ok' | 'failed' | 'refused' | 'uncertain';
+  status: 'running' | 'ok' | 'failed' | 'refused' | 'uncertain';
   output?: unknown;
   error?: CallError;
 }
@@ -66,8 +66,14 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
     }
   }
   const calls = (): ToolCallRecord[] => (target.calls ??= []);
-  const record = (call: ToolCallRecord): void => {
+  // Recorded in the order the calls start (concurrent calls of one decision finish in any order).
+  const record = (call: ToolCallRecord): ToolCallRecord => {
     calls().push(call);
+    context.persist();
+    return call;
+  };
+  const settle = (call: ToolCallRecord, outcome: Pick<ToolCallRecord, 'status' | 'output' | 'error'>): void => {
+    Object.assign(call, outcome);
     context.persist();
   };
   const controller = new AbortController();
@@ -100,18 +106,19 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
           throw error;
         }
       }
+      const call = record({ ...base, status: 'running' });
       try {
         const output = await implementation.invoke(input, { executionId: context.record.runId, callId: `${callPrefix}:${calls().length}`, signal: controller.signal });
         if (implementation.output !== undefined) {
           const check = validator.validate({ document: JSON.stringify(implementation.output) }, output);
           if (!check.ok) throw failure('invalid-output', `Unexpected output from tool \`${name}\`: ${formatErrors(check.errors)}`);
         }
-        record({ ...base, status: 'ok', output: output ?? null });
+        settle(call, { status: 'ok', output: output ?? null });
         return output;
       } catch (error) {
         // A write that failed may have happened anyway (a timeout, a lost answer): uncertain.
         const recorded = toCallError(error);
-        record({ ...base, status: tool.writes ? 'uncertain' : 'failed', error: recorded.code === 'internal' ? { code: 'tool-failed', message: recorded.message } : recorded });
+        settle(call, { status: tool.writes ? 'uncertain' : 'failed', error: recorded.code === 'internal' ? { code: 'tool-failed', message: recorded.message } : recorded });
         throw error;
       }
     },
