@@ -596,6 +596,15 @@ describe('fixtures/methods', () => {
     expect(m.state.last_report?.default).toEqual({ week: 'none', url: 'none' });
     expect(m.inputs.max_results?.default).toBe(10);
   });
+  it('the ticket triage checks clean: bare types inside fields and items, a read-only and a changing use of one connection', () => {
+    const file = path.join(FIXTURES, 'ticket-triage.method.yaml');
+    const r = checkMethod(file, readFileSync(file));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.method!.order).toEqual(['find', 'reply', 'remember']);
+    expect(r.method!.outputs.tickets?.type).toEqual({ type: 'list', description: 'The new tickets, oldest first.', fields: { id: { type: 'text' }, title: { type: 'text' }, body: { type: 'text' } } });
+    expect(r.method!.state.triaged).toMatchObject({ type: 'list', items: { type: 'text' } });
+    expect(r.method!.steps.reply?.changes.map((c) => c.text)).toEqual(['environment.tracker']);
+  });
   const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'broken/expected.json'), 'utf8')) as Record<string, string[]>;
   it('lists every broken fixture', () => {
     expect(Object.keys(expected).sort()).toEqual(readdirSync(path.join(FIXTURES, 'broken')).filter(isMethodFile).sort());
