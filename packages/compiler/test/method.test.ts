@@ -156,6 +156,9 @@ describe('MTH-3 data declarations', () => {
     expect(summary(unknown)).toEqual(['BP6021 MTH-3 17:16']);
     expect(unknown[0]!.hint).toBe('did you mean `text`?');
     expect(diagnose(VALID.replace('        items:\n          type: text', '        items: 3'))).toEqual(['BP6021 MTH-3 17:16']);
+    const seq = check(VALID.replace('        items:\n          type: text', '        items: [text]')).diagnostics;
+    expect(summary(seq)).toEqual(['BP6020 MTH-3 17:16']);
+    expect(seq[0]!.message).toBe('Unexpected a list for the items of output `results`, expected a type name or a declaration');
     const state = VALID.replace('steps:', 'state:\n  seen:\n    type: record\n    description: Seen.\n    file: seen.json\n    default: {}\n    fields:\n      page: file\nsteps:');
     expect(diagnose(state)).toContain('BP6043 MTH-5 15:13');
   });

@@ -21,6 +21,7 @@ describe('@berrypack/runtime public exports', () => {
       'createRoutineExecutor',
       'createRuntime',
       'createScriptedProvider',
+      'createStepTools',
       'loadBundle',
       'methodStatus',
       'parseJournal',

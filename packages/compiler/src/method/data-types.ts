@@ -163,7 +163,11 @@ function typeName(r: MethodReporter, node: YNode, what: string): TypeName | unde
  * both mean the same type. A bare `record` or `list` has no room for its fields or items.
  */
 function checkNestedType(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth: number): DataType | undefined {
-  if (node.kind !== 'scalar') return checkDeclaration(r, node, place, what, at, depth);
+  if (node.kind === 'map') return checkDeclaration(r, node, place, what, at, depth);
+  if (node.kind !== 'scalar') {
+    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, { hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`' });
+    return undefined;
+  }
   const type = typeName(r, node, what);
   if (type === undefined) return undefined;
   if (type === 'record' || type === 'list') {

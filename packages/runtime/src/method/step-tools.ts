@@ -1,4 +1,5 @@
 import { failure, toCallError, type CallError } from '../errors.js';
+import type { ExternalTool } from '../execution/external-tool.js';
 import { formatErrors, SchemaValidator } from '../validate/validator.js';
 import { connectionsOf } from './access.js';
 import { list } from './data-values.js';
@@ -51,6 +52,7 @@ const validator = new SchemaValidator();
  */
 export function stepToolbox(context: RunContext, step: CompiledStep, target: InvocationRecord, callPrefix: string): StepToolbox {
   const offered = new Map<string, StepTool>();
+  const implementations = new Map<string, ExternalTool>();
   const withheld = new Map<string, string>();
   for (const connection of connectionsOf(step)) {
     const configuration = context.environment[connection];
@@ -62,6 +64,8 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
         withheld.set(name, connection);
         continue;
       }
+      // The access check ran before any step: every tool here is bound.
+      implementations.set(name, tool!);
       offered.set(name, { name, connection, writes, ...(tool?.description === undefined ? {} : { description: tool.description }), ...(tool?.input === undefined ? {} : { input: tool.input }) });
     }
   }
@@ -97,7 +101,7 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
         record({ ...base, status: 'refused', error: toCallError(error) });
         throw error;
       }
-      const implementation = (context.environment[tool.connection] as { tools: Record<string, { invoke: (input: unknown, c: unknown) => unknown; output?: unknown }> }).tools[name]!;
+      const implementation = implementations.get(name)!;
       if (tool.input !== undefined) {
         const check = validator.validate({ document: JSON.stringify(tool.input) }, input);
         if (!check.ok) {
