@@ -40,6 +40,7 @@ export {
   readMethodRun,
   resumeMethod,
   runMethod,
+  toolConnections,
   type ChangeRecord,
   type CheckRecord,
   type ConfirmStepOptions,

@@ -29,6 +29,7 @@ describe('@berrypack/runtime public exports', () => {
       'readMethodRun',
       'resumeMethod',
       'runMethod',
+      'toolConnections',
       'translateNativeSchema',
     ]);
   });

@@ -20,6 +20,7 @@ import {
   type ExternalTool,
   type StepRequest,
   type ToolConnection,
+  toolConnections,
 } from '../src/index.js';
 
 const dirs: string[] = [];
@@ -205,6 +206,21 @@ describe('access checks before any step (MTH-14, MTH-5)', () => {
       },
     });
     expect(calls).toEqual([]);
+  });
+
+  it('builds tool connections from runtime.yaml\'s shape (environment, bound tools, grants, probe), and checks them', async () => {
+    const w = wiki();
+    const environment = { wiki: { tools: ['wiki.read', 'wiki.edit', 'wiki.search'], writes: ['wiki.edit'] } };
+    const probed: string[] = [];
+    const connections = toolConnections(environment, { 'wiki.read': w.connection.tools['wiki.read'], 'wiki.edit': w.connection.tools['wiki.edit'] }, { grants: ['wiki.read', 'wiki.search'], probe: (tool) => (probed.push(tool), undefined) });
+    expect(Object.keys(connections['wiki']!.tools)).toEqual(['wiki.read', 'wiki.edit', 'wiki.search']);
+    const refused = await runMethod(compile(PUBLISH), { dataDir: dataDir(), environment: connections, executor: () => ({ output: {} }) });
+    expect(refused.error).toEqual({ code: 'access-denied', message: 'Unexpected environment: tool `wiki.edit` of connection `wiki` is not granted; tool `wiki.search` of connection `wiki` is not bound to an implementation' });
+    expect(probed).toEqual(['wiki.read']);
+    const granted = toolConnections({ wiki: { tools: ['wiki.read', 'wiki.edit'], writes: ['wiki.edit'] } }, w.connection.tools, { grants: ['wiki.read', 'wiki.edit'] });
+    const run = await runMethod(compile(PUBLISH), { dataDir: dataDir(), environment: granted, executor: createProviderExecutor({ script: { post: [{ toolCalls: [{ name: 'wiki.edit', input: { title: 'News', text: 'x' } }] }, { output: { url: 'u' } }] } }) });
+    expect(run).toMatchObject({ status: 'completed', steps: { post: 'passed' } });
+    expect(w.calls).toEqual(['edit News']);
   });
 
   it('a probe that throws refuses the tool with its message', async () => {

@@ -21,6 +21,30 @@ export interface ToolConnection {
   probe?(tool: string): Promise<string | undefined> | string | undefined;
 }
 
+/**
+ * Tool connections from runtime.yaml's shape (CONTRACTS.md): `environment` (connection ->
+ * `{tools: [names], writes: [names]}`), the tools bound by name (`tools:` entries: MCP servers,
+ * JS modules; a missing name stays unbound, for the access check to name), `grants`, and the
+ * access probe of whatever serves them. What a host (the CLI) passes as the run's
+ * `environment`.
+ */
+export function toolConnections(
+  environment: Readonly<Record<string, { tools: readonly string[]; writes?: readonly string[] }>>,
+  bound: Readonly<Record<string, ExternalTool | undefined>>,
+  options: { grants?: readonly string[]; probe?: (tool: string) => Promise<string | undefined> | string | undefined } = {},
+): Record<string, ToolConnection> {
+  const connections: Record<string, ToolConnection> = {};
+  for (const [name, declared] of Object.entries(environment)) {
+    connections[name] = {
+      tools: Object.fromEntries(declared.tools.map((tool) => [tool, Object.hasOwn(bound, tool) ? bound[tool] : undefined])),
+      writes: [...(declared.writes ?? [])],
+      ...(options.grants ? { grants: [...options.grants] } : {}),
+      ...(options.probe ? { probe: options.probe } : {}),
+    };
+  }
+  return connections;
+}
+
 export function isToolConnection(value: unknown): value is ToolConnection {
   return isPlainObject(value) && isPlainObject(value['tools']);
 }

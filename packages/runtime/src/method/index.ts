@@ -6,5 +6,5 @@ export { createProviderJudge, type HumanRequest, type JudgeRequest, type JudgeVe
 export { MethodError } from './method-error.js';
 export type { CheckSpec, CompiledMethod, CompiledStep, ConnectionType, DataType, Reference } from './method-types.js';
 export type { ChangeRecord, CheckRecord, FileValue, InvocationRecord, ItemRecord, MethodRun, PendingEntry, RunRecord, RunStatus, StepRecord, StepStatus } from './run-record.js';
-export type { ToolConnection } from './environment.js';
+export { toolConnections, type ToolConnection } from './environment.js';
 export type { StepTool, ToolCallRecord } from './step-tools.js';
