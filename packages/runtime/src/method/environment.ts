@@ -66,12 +66,12 @@ export async function toolConnectionProblems(name: string, connection: ToolConne
     if (!names.includes(write)) problems.push(`connection \`${name}\` lists \`${write}\` under writes, which is not one of its tools`);
   }
   for (const tool of names) {
-    if (!isBound(connection.tools[tool])) {
-      problems.push(`tool \`${tool}\` of connection \`${name}\` is not bound to an implementation`);
-      continue;
-    }
     if (connection.grants && !connection.grants.includes(tool)) {
       problems.push(`tool \`${tool}\` of connection \`${name}\` is not granted`);
+      continue;
+    }
+    if (!isBound(connection.tools[tool])) {
+      problems.push(`tool \`${tool}\` of connection \`${name}\` is not bound to an implementation`);
       continue;
     }
     let refused: string | undefined;
