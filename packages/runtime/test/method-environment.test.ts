@@ -120,7 +120,7 @@ describe('do steps with tools of their connections (MTH-13, MTH-14)', () => {
     const look = readMethodRun(run.runId, { dataDir: dir }).record.steps['look']!;
     expect(look.calls).toEqual([
       { tool: 'wiki.edit', connection: 'wiki', write: true, input: { title: 'Home', text: 'Defaced.' }, status: 'refused', error: { code: 'tool-refused', message: 'Unexpected call of `wiki.edit`, which writes to connection `wiki`: step `look` does not list `environment.wiki` in its changes' } },
-      { tool: 'shell.exec', connection: '', write: false, input: {}, status: 'refused', error: { code: 'unknown-tool', message: 'Unexpected call of `shell.exec`, expected one of `wiki.read`' } },
+      { tool: 'shell.exec', write: false, input: {}, status: 'refused', error: { code: 'unknown-tool', message: 'Unexpected call of `shell.exec`, expected one of `wiki.read`' } },
     ]);
   });
 

@@ -22,7 +22,8 @@ export interface StepTool {
 /** One tool call of an invocation, as the runner observed it. */
 export interface ToolCallRecord {
   tool: string;
-  connection: string;
+  /** Absent for a name no connection of the step has. */
+  connection?: string;
   write: boolean;
   input: unknown;
   /**
@@ -91,7 +92,7 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
         const error = connection
           ? failure('tool-refused', `Unexpected call of \`${name}\`, which writes to connection \`${connection}\`: step \`${step.key}\` does not list \`environment.${connection}\` in its changes`)
           : failure('unknown-tool', `Unexpected call of \`${name}\`, expected one of ${list([...offered.keys()])}`);
-        record({ tool: name, connection: connection ?? '', write: connection !== undefined, input, status: 'refused', error: toCallError(error) });
+        record({ tool: name, ...(connection === undefined ? {} : { connection }), write: connection !== undefined, input, status: 'refused', error: toCallError(error) });
         throw error;
       }
       const base = { tool: name, connection: tool.connection, write: tool.writes, input };
