@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -180,6 +180,30 @@ describe('external changes need observed evidence (MTH-17, MTH-18)', () => {
     expect(w.calls).toEqual(['edit News']);
     const done = await confirmStep(run.runId, { ...host, step: 'post', decision: 'done', response: 'https://wiki.example/News' });
     expect(done).toMatchObject({ status: 'completed', steps: { post: 'passed' }, result: 'https://wiki.example/News' });
+  });
+});
+
+describe('a crash in the middle of a write (MTH-18)', () => {
+  it('leaves the step uncertain and the cut-short write call uncertain; nothing retries it', async () => {
+    const w = wiki();
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    const hanging: ToolConnection = { ...w.connection, tools: { ...w.connection.tools, 'wiki.edit': { invoke: () => (entered(), new Promise(() => {})) } } };
+    const script = { look: [{ output: { home: 'W' } }], post: [{ toolCalls: [{ name: 'wiki.edit', input: { title: 'News', text: 'x' } }] }, { output: { url: 'u' } }] };
+    const dir = dataDir();
+    let runId = '';
+    void runMethod(compile(PUBLISH), { dataDir: dir, environment: { wiki: hanging }, executor: { run: (r) => ((runId = r.runId), createProviderExecutor({ script }).run(r)) } });
+    await started;
+    // What a killed process leaves on disk (test/method-kill.test.ts kills one for real).
+    const copy = dataDir();
+    cpSync(dir, copy, { recursive: true });
+    rmSync(path.join(copy, 'runs', runId, 'lock'));
+    const after = await resumeMethod(runId, { dataDir: copy, environment: { wiki: w.connection }, executor: createProviderExecutor({ script }) });
+    expect(after).toMatchObject({ status: 'needs_attention', steps: { look: 'unchecked', post: 'uncertain' } });
+    expect(w.calls).toEqual([]);
+    expect(readMethodRun(runId, { dataDir: copy }).record.steps['post']!.calls).toEqual([
+      { tool: 'wiki.edit', connection: 'wiki', write: true, input: { title: 'News', text: 'x' }, status: 'uncertain', error: { code: 'interrupted', message: 'the run was interrupted before the tool answered' } },
+    ]);
   });
 });
 

@@ -19,6 +19,12 @@ export function reconcile(method: CompiledMethod, record: RunRecord): void {
     const invocations: InvocationRecord[] = rec.items ?? [rec];
     for (const inv of invocations) {
       if (inv.status !== 'running') continue;
+      // A tool call cut short by the crash: a write may have happened, a read did nothing lasting.
+      for (const call of inv.calls ?? []) {
+        if (call.status !== 'running') continue;
+        call.status = call.write ? 'uncertain' : 'failed';
+        call.error = { code: 'interrupted', message: 'the run was interrupted before the tool answered' };
+      }
       if (step.changes.length > 0) {
         inv.status = 'uncertain';
         inv.reason = `step \`${key}\`${rec.items ? ` (item ${(inv as InvocationRecord & { index?: number }).index})` : ''} changes ${step.changes.map((c) => `\`${c.text}\``).join(', ')}; it was started at ${inv.startedAt ?? 'an unknown time'} and recorded no outcome, so the change may or may not have happened. Confirm with --done if it happened (its check runs on what is there now), or --redo to run it again`;
