@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run demo`: builds the example package with Rollup, Vite, esbuild, webpack, Rspack and the
 // CLI, shows that the six bundles are byte-identical, runs the agent with the embedded deterministic
-// model provider, and shows what the checker says about a broken package.
+// model provider, shows what the checker says about a broken package, and ends with a two-message
+// chat with a conversational agent.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,6 +81,15 @@ try {
 
   say('$ berrypack check fixtures/broken/colon-trap   (a broken package is refused)');
   if ((await run(['check', 'fixtures/broken/colon-trap'])) !== 1) fail('the broken fixture should be refused');
+
+  if (runtime && 'createRuntime' in runtime) {
+    const messages = ['hello', 'which notes mention milk?'];
+    say(`$ printf '${messages.join('\\n')}\\n' | berrypack chat fixtures/conversation --agent assistant --script fixtures/runtime/scripts/conversation.json`);
+    const { Readable } = await import('node:stream');
+    const chatIo = { stdout: process.stdout, stderr: process.stderr, cwd: root, env: process.env, stdin: Readable.from(messages.map((m) => `${m}\n`)) };
+    // The answers stream back turn by turn; the conversation keeps its context between them.
+    if ((await run(['chat', 'fixtures/conversation', '--agent', 'assistant', '--script', 'fixtures/runtime/scripts/conversation.json'], chatIo)) !== 0) fail('the chat failed');
+  }
 } finally {
   rmSync(temp, { recursive: true, force: true });
 }
