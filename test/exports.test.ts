@@ -29,6 +29,14 @@ describe('public exports', () => {
       'writeBundle',
     ]);
   });
+  it('@berrypack/compiler/authoring is the editors\' seam', async () => {
+    const api = await import('../packages/compiler/src/authoring/index.js');
+    expect(Object.keys(api).sort()).toEqual([
+      'ALL_KEYWORDS', 'FIELDS', 'FIELD_VALUES', 'KEYWORDS_BY_TYPE', 'MANIFEST_FIELD_DOCS', 'NAME_VALUE_PATHS', 'NESTED_KEYS',
+      'ROUTINE_FIELD_DOCS', 'SCHEMA_TYPE_VALUES', 'editorSchemaFiles', 'entry', 'namespaceOf', 'pluginSchema', 'resolveName', 'routineReferences',
+      'routineSchemas', 'toJson',
+    ]);
+  });
   it('berrypack (the CLI package) exposes run', async () => {
     const api = await import('../packages/cli/src/index.js');
     expect(Object.keys(api).sort()).toEqual(['run']);

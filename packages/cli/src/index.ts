@@ -14,6 +14,7 @@ Commands:
   chat BUNDLE         converse with an agent: stdin lines are its messages, answers stream back
   replay JOURNAL      re-run a recorded execution from its journal and report any divergence
   method run|resume|confirm|status   run method/2 documents durably (see docs/methods.md)
+  lsp --stdio         run the language server for editors (see docs/editors.md)
 
 Run \`berrypack <command> --help\` for a command's options.
 `;
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   chat: async () => (await import('./commands/chat.js')).chatCommand,
   replay: async () => (await import('./commands/replay.js')).replayCommand,
   method: async () => (await import('./commands/method.js')).methodCommand,
+  lsp: async () => (await import('./commands/lsp.js')).lspCommand,
 };
 
 /** Runs the CLI and resolves to its exit code; never throws and never prints a stack trace. */

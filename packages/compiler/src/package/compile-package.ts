@@ -41,6 +41,11 @@ export interface CompilerOptions {
 export interface BuildOptions {
   /** MAN-8: the expected `sha256-<hex>` of the plugin.json bytes. */
   version?: string;
+  /**
+   * `false`: check only. The same diagnostics, files and directories, but the bundle is not
+   * assembled (`bundle` and `summary` stay undefined): what an editor needs on each keystroke.
+   */
+  bundle?: boolean;
 }
 
 export interface BuildResult {
@@ -181,7 +186,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const captured = captureResources(manifest, host);
     diagnostics.push(...captured.diagnostics);
 
-    if (hasErrors(diagnostics)) return { diagnostics, manifest, result: undefined };
+    if (hasErrors(diagnostics) || buildOptions.bundle === false) return { diagnostics, manifest, result: undefined };
     const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports }, fragments);
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
@@ -231,7 +236,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       // What this build did not use is dropped: a long watch session stays bounded.
       for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
-      const ok = built.result !== undefined && !hasErrors(diagnostics);
+      const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
         ok,
         diagnostics,
