@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadBundleFile } from '@berrypack/compiler';
 import { renderInspectorPage } from '../inspect-html/render-page.js';
@@ -38,6 +38,8 @@ export function inspectCommand(args: string[], io: CliIo): number {
   const format = outputFormat(values);
   if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE`);
   const file = path.resolve(io.cwd, positionals[0]!);
+  // A missing file is a usage error, as in every command (exit 2); a bundle that does not verify is exit 1.
+  if (!existsSync(file)) throw new UsageError(`Unexpected BUNDLE ${positionals[0]}: no such file or directory`);
   const loaded = loadBundleFile(file);
   if (!loaded.ok) {
     if (format === 'json') io.stdout.write(JSON.stringify({ ok: false, error: loaded.error }) + '\n');

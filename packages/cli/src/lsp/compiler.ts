@@ -1,6 +1,7 @@
 // Everything the language server takes from the compiler, in one place, so a change of the
 // compiler's entry points is one edit here.
-export { checkMethod, checkSource, createCompiler, findPackageManifest, isMethodFile, nodeHost, type CompilerHost, type Diagnostic, type RoutineSource } from '@berrypack/compiler';
+export { checkMethod, checkSource, createCompiler, isMethodFile, nodeHost, type CompilerHost, type Diagnostic, type RoutineSource } from '@berrypack/compiler';
+export { findPackageManifest, normalizeNewlines } from '@berrypack/compiler/internal-cli';
 export {
   ALL_KEYWORDS,
   entry,

@@ -1,14 +1,12 @@
 import type { Position, Range } from 'vscode-languageserver';
-import type { Diagnostic } from './compiler.js';
+import { normalizeNewlines, type Diagnostic } from './compiler.js';
 
 /**
  * The compiler counts in the normalized text (no BOM, LF only), 1-based, UTF-16 columns; LSP
  * counts in the document as the editor holds it, 0-based, UTF-16 (the 3.17 default). Lines
  * agree (CRLF and CR are one line break for both); only a BOM shifts the first line.
  */
-export function normalize(text: string): string {
-  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-}
+export const normalize = normalizeNewlines;
 
 const bomShift = (text: string, line0: number) => (line0 === 0 && text.startsWith('\uFEFF') ? 1 : 0);
 

@@ -3,6 +3,7 @@ import type { CapturedResource, ManifestInfo } from '../manifest/index.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import type { PackageResolution, ResolvedRoutine } from '../reference/resolve-package.js';
 import type { Target } from '../reference/resolve-name.js';
+import type { ResolvedNext } from '../reference/resolve-frontmatter.js';
 import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
@@ -21,9 +22,16 @@ export interface PackageSummary {
   name: string;
   agents: Record<string, { title: string; description: string; entry: string }>;
   exports: string[];
-  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
+  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown; next?: NextStep[] }>;
   requirements: PackageResolution['requirements'];
 }
+
+/**
+ * Where a routine's `next` may go: a local source by name, `null` for a case that ends the chain
+ * with the routine's own output, `'other'` for an import or external tool (its output unknown
+ * here). What a caller receives is the output at the end of the chain.
+ */
+export type NextStep = { source: string } | null | 'other';
 
 /** A method document found among the sources (MTH-16: its version id is its content digest). */
 export interface CompiledMethodFile {
@@ -77,6 +85,7 @@ export function assembleContent(
       const summary: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
       if (record.input !== undefined) summary.input = record.input;
       if (record.output !== undefined) summary.output = record.output;
+      if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
       return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
     });
     files.push(entry.file);
@@ -214,3 +223,8 @@ function entryOf(routine: RoutineSource, field: string, key: string) {
 }
 
 export type { Target };
+
+function nextSteps(next: ResolvedNext): NextStep[] {
+  const targets = 'to' in next ? [next.to] : Object.keys(next.cases).sort().map((label) => next.cases[label]!);
+  return targets.map((target) => (target === null ? null : target.kind === 'source' ? { source: target.name } : 'other'));
+}

@@ -21,6 +21,7 @@ import { DiscoveryCache } from './discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
+import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
 import type { Catalog } from './catalog.js';
 
@@ -122,6 +123,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const discovery = discoveries.discover(manifest, bytes, host);
     diagnostics.push(...discovery.diagnostics);
     const routines: RoutineSource[] = [];
+    /** Names of sources that failed to parse, recovered from their text, and their files. */
+    const unparsed = new Map<string, string>();
     const methods: CompiledMethodFile[] = [];
     for (const file of discovery.sources) {
       let source: Uint8Array;
@@ -146,6 +149,11 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       const checked = sources.check(file, source);
       diagnostics.push(...checked.diagnostics);
       if (checked.routine) routines.push(checked.routine);
+      else if (hasErrors(checked.diagnostics)) {
+        const text = decodeSourceText(source);
+        const name = text.ok ? recoverName(text.text) : undefined;
+        if (name !== undefined) unparsed.set(name, file);
+      }
     }
     diagnostics.push(...checkNames(routines));
     const unique = uniqueByName(routines);
@@ -169,6 +177,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       sources: new Map(unique.map((r) => [r.name!, r])),
       imports: new Map(imports.imports.map((i): [string, ImportAlias] => [i.alias.alias, i.alias])),
       externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
+      unparsed,
     };
     const resolution = resolvePackage({
       routines: unique,

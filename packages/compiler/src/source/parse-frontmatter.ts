@@ -1,5 +1,6 @@
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
+import { indentationHint, unclosedQuoteHint } from './syntax-hints.js';
 import type { YEntry, YMap, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
 const SCALAR_STYLES: Record<string, ScalarStyle> = {
@@ -186,6 +187,11 @@ function reportSyntaxErrors(errors: readonly { code: string; pos: [number, numbe
     const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
     const lineText = reporter.lines.lineText(line);
     const previous = reporter.lines.lineText(line - 1);
+    const precise = error.code === 'BAD_INDENT' || COLON_TRAP_ERRORS.has(error.code) ? indentationHint(reporter.lines, line, error.code) : error.code === 'MISSING_CHAR' ? unclosedQuoteHint(reporter.lines, line, message) : undefined;
+    if (precise) {
+      reporter.report(precise.code, precise.span, precise.message, { hint: precise.hint });
+      continue;
+    }
     if (COLON_TRAP_ERRORS.has(error.code) && (/:\s.*:\s/.test(lineText + ' ') || /: /.test(lineText) || /: /.test(previous))) {
       const lineStart = reporter.lines.starts[line - 1] ?? span.start;
       // Point at the value after the first `key: `, which is what needs quoting.
