@@ -23,6 +23,7 @@ describe('@berrypack/runtime public exports', () => {
       'createRuntime',
       'createScriptedProvider',
       'createSessionStore',
+      'createStepTools',
       'estimateTokens',
       'loadBundle',
       'methodStatus',
@@ -31,6 +32,7 @@ describe('@berrypack/runtime public exports', () => {
       'readMethodRun',
       'resumeMethod',
       'runMethod',
+      'toolConnections',
       'translateNativeSchema',
     ]);
   });

@@ -15,8 +15,8 @@ export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--i
                            [--script FILE] [--config FILE] [--json]
        berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
                            [--item N]] [--script FILE] [--environment JSON|@FILE] [--json]
-       berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done | --redo) [--item N]
-                           [--script FILE] [--environment JSON|@FILE] [--json]
+       berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done [--response TEXT | --response-json VALUE]
+                           | --redo) [--item N] [--script FILE] [--environment JSON|@FILE] [--json]
        berrypack method status RUN_ID --data-dir DIR [--json]
 
 Runs a method/2 document (check it with \`berrypack check FILE\`). DIR is the method's data folder:
@@ -24,7 +24,7 @@ its state files, and runs/RUN_ID/ with each run's record and files. \`do\` steps
 embedded scripted provider: --script gives it responses by step key ({"step": [{"output":
 {…}}, …]}, one per invocation; "step.check" entries answer plain-English checks). An \`ask\`
 leaves the run needing attention until \`resume --step KEY --response …\`; an uncertain step
-(a change interrupted mid-flight) waits for \`confirm --done | --redo\`. resume and confirm reuse
+(a change interrupted mid-flight) waits for \`confirm --done --response-json OUTPUTS | --redo\`. resume and confirm reuse
 the run's --script and --environment unless given again.
 Exit 0 when the run completed or needs attention, 1 when it failed or FILE has errors, 2 on usage errors.
 `;
@@ -113,26 +113,25 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   async resume(c) {
     only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment']);
     const step = stringOption(c.values, 'step');
-    const text = stringOption(c.values, 'response');
-    const json = stringOption(c.values, 'response-json');
-    if (text !== undefined && json !== undefined) throw new UsageError('Unexpected both --response and --response-json, expected one');
-    if ((step === undefined) !== (text === undefined && json === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
+    const response = responseOption(c);
+    if ((step === undefined) !== (response === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
     if (step === undefined && c.values['item'] !== undefined) throw new UsageError('Unexpected --item without --step');
-    const response = json === undefined ? text : jsonArgument(c.io.cwd, json, '--response-json').value;
     const item = itemOption(c.values);
     const host = hostOptions(c, recordedMeta(c));
-    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response }), ...(item === undefined ? {} : { item }) });
+    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response: response!.value }), ...(item === undefined ? {} : { item }) });
     return printMethodReport(c.io, c.json, reportOf(run), shown(c));
   },
 
   async confirm(c) {
-    only(c.values, 'confirm', ['step', 'done', 'redo', 'item', 'script', 'environment']);
+    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment']);
     const step = stringOption(c.values, 'step');
     if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
     if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
+    const response = responseOption(c);
+    if (response !== undefined && c.values['redo'] === true) throw new UsageError('Unexpected a response with --redo, expected the step\'s outputs only with --done');
     const item = itemOption(c.values);
     const host = hostOptions(c, recordedMeta(c));
-    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(item === undefined ? {} : { item }) });
+    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(response === undefined ? {} : { response: response.value }), ...(item === undefined ? {} : { item }) });
     return printMethodReport(c.io, c.json, reportOf(run), shown(c));
   },
 
@@ -158,6 +157,15 @@ function hostOptions(c: ActionContext, recorded: { script?: string; environment?
 
 function recordedMeta(c: ActionContext): { script?: string; environment?: string } {
   return readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+}
+
+/** `--response TEXT` or `--response-json VALUE` (JSON or @FILE), at most one. */
+function responseOption(c: ActionContext): { value: unknown } | undefined {
+  const text = stringOption(c.values, 'response');
+  const json = stringOption(c.values, 'response-json');
+  if (text !== undefined && json !== undefined) throw new UsageError('Unexpected both --response and --response-json, expected one');
+  if (json !== undefined) return { value: jsonArgument(c.io.cwd, json, '--response-json').value };
+  return text === undefined ? undefined : { value: text };
 }
 
 function itemOption(values: Values): number | undefined {
