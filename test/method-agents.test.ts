@@ -1,12 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMethod } from '../packages/compiler/src/index.js';
 import { createOpenAICompatibleProvider, createProviderExecutor, createProviderJudge, readMethodRun, runMethod, type ExternalTool, type ToolConnection } from '../packages/runtime/src/index.js';
 import { ROOT } from './support/cli.js';
+import { startTriageModel } from './support/triage-model.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-agents-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -66,71 +65,12 @@ function tracker() {
   return { tickets, connection };
 }
 
-interface ApiMessage {
-  role: string;
-  content?: string | null;
-  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
-}
-
-/**
- * A deterministic OpenAI-compatible model on 127.0.0.1: it reads the instructions and the
- * conversation like an agent would and answers with tool calls, then with the outputs. As
- * reviewer (the judge), it passes a reply check only when the evidence shows the label and
- * the comment written through the tracker's tools.
- */
-function answer(body: { messages: ApiMessage[] }): ApiMessage {
-  const [system, user, ...rest] = body.messages;
-  const instructions = system!.content ?? '';
-  const results = rest.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content ?? 'null') as unknown);
-  const call = (name: string, args: unknown): ApiMessage => ({ role: 'assistant', content: null, tool_calls: [{ id: `c${rest.length}`, function: { name, arguments: JSON.stringify(args) } }] });
-  const final = (value: unknown): ApiMessage => ({ role: 'assistant', content: JSON.stringify(value) });
-  if (instructions.startsWith('You are an independent reviewer')) {
-    const { changes } = JSON.parse(user!.content ?? '{}') as { changes: Record<string, { writes?: { tool: string }[]; before?: string[]; after?: string[] }> };
-    const writes = changes['environment.tracker']?.writes ?? [];
-    if (instructions.includes('The ticket carries exactly the returned label')) {
-      const done = ['tracker.label', 'tracker.comment'].every((t) => writes.some((w) => w.tool === t));
-      return final(done ? { verdict: 'passed', reason: 'The label and the comment were written through the tracker.' } : { verdict: 'ambiguous', reason: 'No write to the tracker was observed.' });
-    }
-    const { before = [], after = [] } = changes['state.triaged'] ?? {};
-    const ok = before.every((id) => after.includes(id)) && new Set(after).size === after.length;
-    return final({ verdict: ok ? 'passed' : 'failed', reason: ok ? 'Every id is kept once.' : 'Ids were lost or repeated.' });
-  }
-  if (instructions.startsWith('Search')) {
-    if (results.length === 0) return call('tracker_search', { since: /on or after (\S+)\./.exec(instructions)![1] });
-    const done = JSON.parse(/whose ids are in (\[.*?\])\./.exec(instructions)![1]!) as string[];
-    return final({ tickets: (results[0] as { id: string }[]).filter((t) => !done.includes(t.id)) });
-  }
-  if (instructions.startsWith('Ticket')) {
-    const id = /^Ticket (\S+)/.exec(instructions)![1]!;
-    const label = /crash/i.test(instructions) ? 'bug' : /charged/i.test(instructions) ? 'billing' : 'question';
-    if (results.length === 0) return call('tracker_label', { id, label });
-    if (results.length === 1) return call('tracker_comment', { id, text: 'Thanks for telling us. We are looking into it and will write again here.' });
-    return final({ triage: { ticket: id, label, comment_url: (results[1] as { url: string }).url } });
-  }
-  const [done, triage] = [JSON.parse(/ids in (\[.*?\]) followed/.exec(instructions)![1]!) as string[], JSON.parse(/entry of (\[.*\]), without/.exec(instructions)![1]!) as { ticket: string }[]];
-  return final({ 'state.triaged': [...new Set([...done, ...triage.map((t) => t.ticket)])] });
-}
-
 describe('a realistic method whose do steps are agents calling connection tools (fixtures/methods/ticket-triage.method.yaml)', () => {
-  let server: Server;
-  let baseUrl: string;
-  const requests: { tools: string[] }[] = [];
+  let model: Awaited<ReturnType<typeof startTriageModel>>;
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      request.on('end', () => {
-        const body = JSON.parse(text) as { messages: ApiMessage[]; tools?: { function: { name: string } }[] };
-        requests.push({ tools: (body.tools ?? []).map((t) => t.function.name) });
-        const message = answer(body);
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: 'x', choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }] }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    model = await startTriageModel();
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => model.close());
 
   it('MTH-18: finds, labels and answers the new tickets through the tracker\'s tools, checks them on observed evidence, and remembers them', async () => {
     const checked = checkMethod(FIXTURE, readFileSync(FIXTURE));
@@ -139,13 +79,13 @@ describe('a realistic method whose do steps are agents calling connection tools 
     mkdirSync(path.join(dataDir, 'triage'), { recursive: true });
     writeFileSync(path.join(dataDir, 'triage/triaged.json'), '["T-4"]');
     const t = tracker();
-    const model = { provider: createOpenAICompatibleProvider(), binding: { provider: 'openai-compatible', baseUrl, model: 'triage-model' } };
+    const agent = { provider: createOpenAICompatibleProvider(), binding: { provider: 'openai-compatible', baseUrl: model.baseUrl, model: 'triage-model' } };
     const run = await runMethod(checked.method!, {
       dataDir,
       inputs: { since: '2025-03-01' },
       environment: { tracker: t.connection },
-      executor: createProviderExecutor(model),
-      judge: createProviderJudge(model),
+      executor: createProviderExecutor(agent),
+      judge: createProviderJudge(agent),
     });
     expect(run).toEqual({
       runId: run.runId,
@@ -163,8 +103,8 @@ describe('a realistic method whose do steps are agents calling connection tools 
     expect(t.tickets.map((x) => `${x.id} ${x.labels.join(',')} ${x.comments.length}`)).toEqual(['T-3  0', 'T-1 bug 1', 'T-2 billing 1', 'T-4  0']);
     expect(readFileSync(path.join(dataDir, 'triage/triaged.json'), 'utf8')).toBe('["T-4","T-1","T-2"]\n');
     // `find` only reads the tracker: it was never offered the writing tools.
-    expect(requests[0]).toEqual({ tools: ['tracker_search'] });
-    expect(requests.some((r) => r.tools.includes('tracker_comment'))).toBe(true);
+    expect(model.requests[0]).toEqual({ tools: ['tracker_search'] });
+    expect(model.requests.some((r) => r.tools.includes('tracker_comment'))).toBe(true);
     const reply = readMethodRun(run.runId, { dataDir }).record.steps['reply']!;
     expect(reply.items?.map((i) => i.changes?.['environment.tracker']?.writes?.map((w) => w.tool))).toEqual([
       ['tracker.label', 'tracker.comment'],

@@ -14,7 +14,8 @@ export type RuntimeYamlResult =
   | { ok: true; config: RuntimeConfig; /** The file read; absent when there is none. */ file?: string }
   | { ok: false; error: { code: string; message: string }; diagnostic: Diagnostic };
 
-const EMPTY: RuntimeConfig = { limits: {}, models: {}, bind: {}, tools: {}, grants: [], user: {}, environment: {} };
+/** The settings of a run without runtime.yaml. */
+export const EMPTY_CONFIG: RuntimeConfig = { limits: {}, models: {}, bind: {}, tools: {}, grants: [], user: {}, environment: {} };
 
 /**
  * Reads the runtime settings of a run: `--config FILE` (relative to `cwd`; it must exist) or
@@ -31,7 +32,7 @@ export function readRuntimeYaml(directory: string, cwd: string, configArg?: stri
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (configArg !== undefined) throw new UsageError(`Unexpected --config ${configArg}: ${code ?? (error as Error).message}`);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: true, config: EMPTY };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: true, config: EMPTY_CONFIG };
     return refuse(shown, `Unexpected ${RUNTIME_YAML} that cannot be read (${code ?? (error as Error).message}), expected a file`);
   }
   if (bytes.length > MAX_CONFIG_BYTES) return refuse(shown, `Unexpected ${RUNTIME_YAML} of ${bytes.length} bytes, expected at most ${MAX_CONFIG_BYTES}`);

@@ -6,18 +6,20 @@ import { UsageError } from '../usage-error.js';
 /**
  * What the CLI records in a run's `meta` so that `resume` and `confirm` in a later process do
  * the remaining steps the same way: the script file and the environment argument, as given
- * (a `@FILE` argument is kept as its path, not its content).
+ * (a `@FILE` argument is kept as its path, not its content) and the runtime.yaml read.
  */
 export interface CliMeta {
   script?: string;
   environment?: string;
+  /** The runtime.yaml read (beside the document or `--config`), absolute. */
+  config?: string;
 }
 
 export function readCliMeta(meta: Record<string, unknown> | undefined): CliMeta {
   const cli = meta?.['cli'];
   if (typeof cli !== 'object' || cli === null) return {};
-  const { script, environment } = cli as Record<string, unknown>;
-  return { ...(typeof script === 'string' ? { script } : {}), ...(typeof environment === 'string' ? { environment } : {}) };
+  const { script, environment, config } = cli as Record<string, unknown>;
+  return { ...(typeof script === 'string' ? { script } : {}), ...(typeof environment === 'string' ? { environment } : {}), ...(typeof config === 'string' ? { config } : {}) };
 }
 
 /** `JSON` or `@FILE` (relative to the working directory); `@FILE` comes back absolute, for the record. */

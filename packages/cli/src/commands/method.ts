@@ -6,9 +6,11 @@ import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
 import { displayPath } from '../paths.js';
-import { readRuntimeYaml } from '../runtime-yaml.js';
+import { EMPTY_CONFIG, readRuntimeYaml } from '../runtime-yaml.js';
 import { UsageError } from '../usage-error.js';
-import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript } from './method-config.js';
+import type { RuntimeConfig } from '@berrypack/runtime/config';
+import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript, type CliMeta } from './method-config.js';
+import { configuredConnections, configuredExecutor } from './method-host.js';
 import { printMethodReport, reportOf } from './method-report.js';
 
 export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
@@ -105,34 +107,46 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     for (const [name, declaration] of Object.entries(method.inputs)) {
       if (declaration.type === 'file' && typeof inputs[name] === 'string') inputs[name] = path.resolve(c.io.cwd, inputs[name]);
     }
-    const host = hostOptions(c, {});
-    const run = await runMethod(method, { ...host.options, inputs, meta: { cli: host.meta } });
-    return printMethodReport(c.io, c.json, reportOf(run, diagnostics), shown(c));
+    const host = await hostOptions(c, settings.file === undefined ? {} : { config: settings.file }, settings.config);
+    try {
+      const run = await runMethod(method, { ...host.options, inputs, meta: { cli: host.meta } });
+      return printMethodReport(c.io, c.json, reportOf(run, diagnostics), shown(c));
+    } finally {
+      await host.close();
+    }
   },
 
   async resume(c) {
-    only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment']);
+    only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment', 'config']);
     const step = stringOption(c.values, 'step');
     const response = responseOption(c);
     if ((step === undefined) !== (response === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
     if (step === undefined && c.values['item'] !== undefined) throw new UsageError('Unexpected --item without --step');
     const item = itemOption(c.values);
-    const host = hostOptions(c, recordedMeta(c));
-    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response: response!.value }), ...(item === undefined ? {} : { item }) });
-    return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+    const host = await recordedHost(c);
+    try {
+      const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response: response!.value }), ...(item === undefined ? {} : { item }) });
+      return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+    } finally {
+      await host.close();
+    }
   },
 
   async confirm(c) {
-    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment']);
+    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment', 'config']);
     const step = stringOption(c.values, 'step');
     if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
     if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
     const response = responseOption(c);
     if (response !== undefined && c.values['redo'] === true) throw new UsageError('Unexpected a response with --redo, expected the step\'s outputs only with --done');
     const item = itemOption(c.values);
-    const host = hostOptions(c, recordedMeta(c));
-    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(response === undefined ? {} : { response: response.value }), ...(item === undefined ? {} : { item }) });
-    return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+    const host = await recordedHost(c);
+    try {
+      const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(response === undefined ? {} : { response: response.value }), ...(item === undefined ? {} : { item }) });
+      return printMethodReport(c.io, c.json, reportOf(run), shown(c));
+    } finally {
+      await host.close();
+    }
   },
 
   async status(c) {
@@ -142,21 +156,33 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   },
 };
 
-/** Executor, judge and environment from the options, else from what the run recorded. */
-function hostOptions(c: ActionContext, recorded: { script?: string; environment?: string }): { options: MethodHostOptions; meta: { script?: string; environment?: string } } {
+/**
+ * Executor, judge and environment from the options, else from what the run recorded: `--script`
+ * (offline: the embedded scripted provider), else runtime.yaml's models; runtime.yaml's
+ * `environment` connections served by its `tools` (MCP servers started here, closed by
+ * `close`), overridden per connection by `--environment`.
+ */
+async function hostOptions(c: ActionContext, recorded: CliMeta, config: RuntimeConfig): Promise<{ options: MethodHostOptions; meta: CliMeta; close(): Promise<void> }> {
   const scriptArg = stringOption(c.values, 'script');
   const script = scriptArg === undefined ? recorded.script : path.resolve(c.io.cwd, scriptArg);
   const environmentArg = stringOption(c.values, 'environment') ?? recorded.environment;
   const environment = environmentArg === undefined ? undefined : jsonObject(c.io.cwd, environmentArg, '--environment');
-  const { executor, judge } = cliExecutor(script === undefined ? undefined : readScript(script));
+  const { executor, judge } = (script === undefined ? configuredExecutor(config, process.env) : undefined) ?? cliExecutor(script === undefined ? undefined : readScript(script));
+  const connections = await configuredConnections(config, process.env);
   return {
-    options: { dataDir: c.dataDir, executor, judge, ...(environment ? { environment: environment.value } : {}) },
-    meta: { ...(script === undefined ? {} : { script }), ...(environment ? { environment: environment.recorded } : {}) },
+    options: { dataDir: c.dataDir, executor, judge, environment: { ...connections.environment, ...environment?.value } },
+    meta: { ...(script === undefined ? {} : { script }), ...(environment ? { environment: environment.recorded } : {}), ...(recorded.config === undefined ? {} : { config: recorded.config }) },
+    close: connections.close,
   };
 }
 
-function recordedMeta(c: ActionContext): { script?: string; environment?: string } {
-  return readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+/** resume and confirm: the runtime.yaml the run recorded (or `--config`), and the rest as hostOptions. */
+async function recordedHost(c: ActionContext): Promise<{ options: MethodHostOptions; close(): Promise<void> }> {
+  const recorded = readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+  const configArg = stringOption(c.values, 'config') ?? recorded.config;
+  const settings = configArg === undefined ? undefined : readRuntimeYaml(c.io.cwd, c.io.cwd, configArg);
+  if (settings && !settings.ok) throw new UsageError(settings.error.message);
+  return hostOptions(c, recorded, settings?.config ?? EMPTY_CONFIG);
 }
 
 /** `--response TEXT` or `--response-json VALUE` (JSON or @FILE), at most one. */

@@ -100,7 +100,7 @@ export function runtimeCatalog(bundle: Bundle, config: RuntimeConfig): Record<st
   return { summary, environments: { host }, resources: list(resources), agents: list(agents), sessions: list([]), tools: list(tools) };
 }
 
-function readScriptFile(file: string, what: string): Script {
+export function readScriptFile(file: string, what: string): Script {
   let script: unknown;
   try {
     script = JSON.parse(readFileSync(file, 'utf8'));
