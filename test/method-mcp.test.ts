@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from './support/cli.js';
+import { berrypackAsync, ROOT, type CliResult } from './support/cli.js';
 import { startTriageModel } from './support/triage-model.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-mcp-'));
@@ -12,17 +11,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const SERVER = path.join(ROOT, 'fixtures/methods/tracker-server.mjs');
 const KEY = 'sk-triage-secret-4711';
 
-/** The CLI in a child process, asynchronously: the model server answers in this one. */
-function berrypackAsync(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return berrypackAsync(args, { cwd: tmp, env });
 }
 
 /**
@@ -53,7 +43,7 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
   it('MTH-18: triages through the real tracker MCP server (stdio) with the bound openai-compatible model, the key never in output or the run', async () => {
     const dir = project('triage');
     const tickets = path.join(dir, 'tickets.json');
-    const result = await berrypackAsync(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
+    const result = await run(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { runId: string; status: string; steps: Record<string, string>; result: Record<string, unknown> };
@@ -84,7 +74,7 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
   it('MTH-14: a tool the MCP server does not offer fails the access check before any step, naming the tool', async () => {
     const dir = project('missing', (yaml) => yaml.replace('tool: comment', 'tool: post_comment'));
     const tickets = path.join(dir, 'tickets.json');
-    const result = await berrypackAsync(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
+    const result = await run(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { status: string; error: { code: string; message: string } };
     expect(report.status).toBe('failed');

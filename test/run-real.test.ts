@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { berrypack, BIN, ROOT } from './support/cli.js';
+import { berrypack, berrypackAsync, ROOT, type CliResult } from './support/cli.js';
 
 // `berrypack run` for real (issue #13): runtime.yaml binds the agent's model routine to a local
 // OpenAI-compatible server started here, and its tools to a real MCP server (the registry's
@@ -135,16 +134,8 @@ grants: [math.sum, clock.now]
 }
 
 /** The CLI in a child process, asynchronously: the HTTP server above answers in this one. */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, env: { ...process.env, NO_COLOR: '1', REAL_TEST_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return berrypackAsync(args, { cwd: tmp, env: { REAL_TEST_KEY: '', ...env } });
 }
 
 interface RunJson {
