@@ -16,18 +16,19 @@ import { printMethodReport, reportOf } from './method-report.js';
 export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
                            [--script FILE] [--config FILE] [--json]
        berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
-                           [--item N]] [--script FILE] [--environment JSON|@FILE] [--json]
+                           [--item N]] [--script FILE] [--environment JSON|@FILE] [--config FILE] [--json]
        berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done [--response TEXT | --response-json VALUE]
-                           | --redo) [--item N] [--script FILE] [--environment JSON|@FILE] [--json]
+                           | --redo) [--item N] [--script FILE] [--environment JSON|@FILE] [--config FILE] [--json]
        berrypack method status RUN_ID --data-dir DIR [--json]
 
 Runs a method/2 document (check it with \`berrypack check FILE\`). DIR is the method's data folder:
-its state files, and runs/RUN_ID/ with each run's record and files. \`do\` steps go to the
-embedded scripted provider: --script gives it responses by step key ({"step": [{"output":
+its state files, and runs/RUN_ID/ with each run's record and files. runtime.yaml beside FILE
+(or --config) binds \`do\` steps to its models and serves connections with its MCP or module
+tools (docs/methods.md). Offline, \`do\` steps go to the embedded scripted provider: --script gives it responses by step key ({"step": [{"output":
 {…}}, …]}, one per invocation; "step.check" entries answer plain-English checks). An \`ask\`
 leaves the run needing attention until \`resume --step KEY --response …\`; an uncertain step
 (a change interrupted mid-flight) waits for \`confirm --done --response-json OUTPUTS | --redo\`. resume and confirm reuse
-the run's --script and --environment unless given again.
+the run's --script, --environment and runtime.yaml unless given again.
 Exit 0 when the run completed or needs attention, 1 when it failed or FILE has errors, 2 on usage errors.
 `;
 
