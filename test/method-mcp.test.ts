@@ -84,4 +84,62 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
     // Nothing was called: the check came first.
     expect((JSON.parse(readFileSync(tickets, 'utf8')) as { calls: unknown[] }).calls).toEqual([]);
   });
+  it('MTH-18: resume reads the runtime.yaml the run recorded: the step after an ask runs with its model and MCP tools', async () => {
+    const dir = project('resume');
+    const find = readFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.method.yaml'), 'utf8');
+    const doText = /    do: >-\n((?:      .*\n)+)/.exec(find.slice(find.indexOf('  find:')))![1]!;
+    writeFileSync(
+      path.join(dir, 'ask-then-find.method.yaml'),
+      `format: method/2
+name: ask_then_find
+goal: Ask from which date to look, then find the support tickets opened since then.
+inputs:
+  done:
+    type: list
+    description: Ids of tickets to leave out.
+    items: text
+    default: []
+environment:
+  tracker:
+    type: service
+    description: The Acme support tracker.
+steps:
+  date:
+    name: Ask the date
+    ask: From which date (YYYY-MM-DD) should new tickets be found?
+    out:
+      since:
+        type: text
+        description: The date.
+  find:
+    name: Find new tickets
+    in:
+      tracker: environment.tracker
+      since: since
+      done: inputs.done
+    do: >-
+${doText}    out:
+      tickets:
+        type: list
+        description: The new tickets, oldest first.
+        fields:
+          id: text
+          title: text
+          body: text
+result:
+  Found: tickets
+`,
+    );
+    const tickets = path.join(dir, 'tickets.json');
+    const env = { TRACKER_FILE: tickets, TRIAGE_KEY: KEY };
+    const first = await run(['method', 'run', path.join(dir, 'ask-then-find.method.yaml'), '--data-dir', path.join(dir, 'data'), '--json'], env);
+    expect(first.stderr).toBe('');
+    const waiting = JSON.parse(first.stdout) as { runId: string; status: string };
+    expect(waiting.status).toBe('needs_attention');
+    // Without --config or the document at hand: the recorded runtime.yaml binds the model and the tools.
+    const resumed = await run(['method', 'resume', waiting.runId, '--data-dir', path.join(dir, 'data'), '--step', 'date', '--response', '2025-03-02', '--json'], env);
+    expect(resumed.stderr).toBe('');
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', result: { Found: [{ id: 'T-2' }, { id: 'T-4' }] } });
+    expect((JSON.parse(readFileSync(tickets, 'utf8')) as { calls: { tool: string; arguments: unknown }[] }).calls).toEqual([{ tool: 'search', arguments: { since: '2025-03-02' } }]);
+  });
 });
