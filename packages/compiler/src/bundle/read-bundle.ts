@@ -3,6 +3,7 @@ import type { BundleCode } from '../diagnostics/codes/bundle.js';
 import { canonicalJson } from './canonical-json.js';
 import { isDigest, sha256Hex } from './digest.js';
 import { BUNDLE_FORMAT } from './envelope.js';
+import { firstInvalidUtf8 } from '../source/first-invalid-utf8.js';
 
 /** An inline text file of the bundle (a source, a code module, the manifest). */
 export interface BundleFileEntry {
@@ -324,35 +325,4 @@ function snippet(text: string, at: number): string {
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Byte offset of the first sequence a strict decoder refuses (overlong, surrogate, truncated). */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) low = 0xa0;
-      if (b === 0xed) high = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) low = 0x90;
-      if (b === 0xf4) high = 0x8f;
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i;
-    }
-    i += need + 1;
-  }
-  return i;
 }

@@ -1,3 +1,5 @@
+import { firstInvalidUtf8 } from './first-invalid-utf8.js';
+
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
@@ -31,22 +33,6 @@ export function decodeSourceText(input: Uint8Array | string): DecodeResult {
 export function normalizeNewlines(text: string): string {
   const noBom = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   return noBom.includes('\r') ? noBom.replace(/\r\n?/g, '\n') : noBom;
-}
-
-/** Byte offset of the first invalid UTF-8 sequence, for the diagnostic's position. */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b < 0xe0 ? 1 : b >= 0xe0 && b < 0xf0 ? 2 : b >= 0xf0 && b < 0xf5 ? 3 : -1;
-    if (need < 0) return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return i;
-    }
-    i += need + 1;
-  }
-  return i;
 }
 
 /**
