@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LineIndex } from '../src/diagnostics/line-index.js';
 import { Reporter } from '../src/diagnostics/reporter.js';
 import { nodeHost, TrackingHost, type CompilerHost } from '../src/host.js';
-import { captureResources, discoverSources, isInside, parseJsonWithPositions, readManifest, type ManifestInfo } from '../src/manifest/index.js';
+import { parseJsonWithPositions } from '../src/json/parse-json.js';
+import { captureResources, discoverSources, isInside, readManifest, type ManifestInfo } from '../src/manifest/index.js';
 import type { Diagnostic } from '../src/diagnostics/diagnostic.js';
 import type { YMap, YScalar, YSeq } from '../src/source/yaml-tree.js';
 import { summary } from '../../../test/support/diagnose.js';
@@ -42,7 +43,7 @@ function at(text: string, needle: string, nth = 1): string {
 
 function parse(text: string) {
   const reporter = new Reporter('/x.json', new LineIndex(text));
-  const tree = parseJsonWithPositions('/x.json', text, reporter);
+  const tree = parseJsonWithPositions(text, reporter);
   return { tree, diagnostics: reporter.diagnostics, summary: summary(reporter.diagnostics) };
 }
 

@@ -7,7 +7,8 @@ import { LineIndex } from '../src/diagnostics/line-index.js';
 import { Reporter } from '../src/diagnostics/reporter.js';
 import { checkSource } from '../src/routine/check-routine.js';
 import { checkSchemaNode } from '../src/schema/check-schema.js';
-import { scanJson } from '../src/schema/scan-json.js';
+import { parseJson } from '../src/json/parse-json.js';
+import { findReferences } from '../src/schema/find-references.js';
 import type { YMap, YNode } from '../src/source/yaml-tree.js';
 
 /** Diagnostics of a generation routine with `fields` added; `input:` written first is on line 7. */
@@ -161,23 +162,40 @@ describe('SCH-2 JSON scanner of `document`', () => {
       } catch {
         valid = false;
       }
-      expect(scanJson(text).error === undefined, text).toBe(valid);
+      expect(parseJson(text).error === undefined, text).toBe(valid);
     }
   });
 
   it('finds the offset of the first error', () => {
-    expect(scanJson('{"a": 1,}').error).toEqual({ offset: 8, found: '`}`', expected: 'a property name in double quotes' });
-    expect(scanJson('[1').error).toEqual({ offset: 2, found: 'end of the JSON text', expected: '`,` or `]`' });
+    expect(parseJson('{"a": 1,}', 'the JSON text').error).toMatchObject({ offset: 7, message: 'Unexpected trailing comma before `}`, expected another property after `,`' });
+    expect(parseJson('[1', 'the JSON text').error).toMatchObject({ offset: 2, message: 'Unexpected end of the JSON text, expected `,` or `]`' });
   });
 
-  it('scans nesting far deeper than the stack without recursion', () => {
-    const depth = 200_000;
-    expect(scanJson('['.repeat(depth) + ']'.repeat(depth)).error).toBeUndefined();
+  it('refuses nesting deeper than the bundle can hold, without recursion', () => {
+    expect(parseJson('['.repeat(1000) + ']'.repeat(1000)).error).toBeUndefined();
+    expect(parseJson('['.repeat(200_000) + ']'.repeat(200_000)).error).toMatchObject({ offset: 1000, message: 'Unexpected nesting deeper than 1000 levels, expected a shallower document' });
   });
 
   it('records references outside data keywords only', () => {
-    const refs = scanJson('{"$ref": "#/a", "enum": [{"$ref": "x"}], "properties": {"$ref": {"$ref": "y"}}, "default": {"$ref": "z"}}').refs;
-    expect(refs.map((ref) => ref.value)).toEqual(['#/a', 'y']);
+    const { root } = parseJson('{"$ref": "#/a", "enum": [{"$ref": "x"}], "properties": {"$ref": {"$ref": "y"}}, "default": {"$ref": "z"}}');
+    expect(findReferences(root!)).toEqual([
+      { keyword: '$ref', value: '#/a', offset: 9 },
+      { keyword: '$ref', value: 'y', offset: 73 },
+    ]);
+  });
+
+  // One scanner for every JSON text: the independent document is now read as strictly as
+  // plugin.json and method documents (I-JSON), where JSON.parse would let these through.
+  it('refuses what JSON.parse accepts but no canonical JSON holds: lone surrogates, numbers beyond a double, duplicate keys', () => {
+    const surrogate = only(schema("input:\n  document: '{\"type\": \"string\", \"pattern\": \"\\ud800\"}'\n  type: string\n"));
+    expect(summary([surrogate])).toEqual(['BP1201 SCH-2 8:45']);
+    expect(surrogate.message).toBe('Unexpected lone surrogate `\\ud800` in the JSON of `input.document`, expected a complete character');
+    const huge = only(schema("input:\n  document: '{\"type\": \"number\", \"maximum\": 1e400}'\n  type: number\n"));
+    expect(summary([huge])).toEqual(['BP1201 SCH-2 8:44']);
+    expect(huge.message).toBe('Unexpected number `1e400` beyond the range of a double in the JSON of `input.document`, expected a finite number');
+    const twice = only(schema("input:\n  document: '{\"type\": \"string\", \"type\": \"number\"}'\n  type: number\n"));
+    expect(summary([twice])).toEqual(['BP1201 SCH-2 8:33']);
+    expect(twice.message).toBe('Unexpected duplicate key `type` in the JSON of `input.document`, expected each key once');
   });
 });
 

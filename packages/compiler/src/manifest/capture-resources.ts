@@ -2,7 +2,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { Reporter } from '../diagnostics/reporter.js';
 import type { CompilerHost } from '../host.js';
 import { isInside } from './paths.js';
-import { sha256Digest } from './read-manifest.js';
+import { digestOf } from '../bundle/digest.js';
 import type { CapturedResource, ManifestInfo } from './types.js';
 
 /**
@@ -51,7 +51,7 @@ export function captureResources(manifest: ManifestInfo, host: CompilerHost): { 
       r.report('BP9001', res.pathSpan, `Unexpected error reading \`${res.relPath}\`: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
       continue;
     }
-    resources.push({ uri: res.uri, path: res.relPath, mediaType: res.mimeType, digest: sha256Digest(bytes), size: bytes.byteLength, bytes });
+    resources.push({ uri: res.uri, path: res.relPath, mediaType: res.mimeType, digest: digestOf(bytes), size: bytes.byteLength, bytes });
   }
   return { resources, diagnostics: r.diagnostics, files };
 }

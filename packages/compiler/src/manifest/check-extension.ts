@@ -2,7 +2,7 @@ import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkImports } from './check-imports.js';
 import { checkResources } from './check-resources.js';
-import { jsonValue } from './json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { checkRelativePath, resolveInside } from './paths.js';
 import { checkFields, expectArray, expectName, expectObject, expectText, fold } from './shape.js';
 import type { AgentDecl, ImportDecl, NameRef, ResourceDecl } from './types.js';

@@ -1,19 +1,15 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { digestOf } from '../bundle/digest.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
 import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
 import { entry, type YMap } from '../source/yaml-tree.js';
 import { checkExtension, EXTENSION_FIELDS, type ExtensionDecls } from './check-extension.js';
-import { jsonValue } from './json-value.js';
+import { jsonValue } from '../json/json-value.js';
+import { parseJsonWithPositions } from '../json/parse-json.js';
 import { checkPackageName } from './package-name.js';
-import { parseJsonWithPositions } from './parse-json.js';
 import { describeJsonNode, expectObject } from './shape.js';
 import { BERRY_EXTENSION, PLUGIN_SCHEMA, type ManifestInfo, type ReadManifestResult } from './types.js';
-
-export function sha256Digest(bytes: Uint8Array): string {
-  return 'sha256-' + createHash('sha256').update(bytes).digest('hex');
-}
 
 /**
  * Reads one plugin.json: strict JSON (SRC-2 duplicates), MAN-1 metadata, MAN-8 version
@@ -35,13 +31,13 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
   const text = decoded.text;
   const lines = new LineIndex(text);
   const r = new Reporter(abs, lines);
-  const digest = sha256Digest(bytes);
+  const digest = digestOf(bytes);
   if (options.version !== undefined && options.version !== digest) {
     r.report('BP2080', { start: 0, end: 0 }, `Unexpected plugin.json version ${digest}, expected ${options.version}`, {
       hint: /^sha256-[0-9a-f]{64}$/.test(options.version) ? 'the file changed since that version was taken; build the current file by omitting `version`, or pass its new version' : 'a version is `sha256-` followed by the 64 hexadecimal digits of the sha256 of the plugin.json bytes',
     });
   }
-  const tree = parseJsonWithPositions(abs, text, r);
+  const tree = parseJsonWithPositions(text, r);
   if (!tree) return { manifest: undefined, diagnostics: r.diagnostics };
   if (tree.kind !== 'map') {
     r.report('BP2003', tree, `Unexpected ${describeJsonNode(tree)} in plugin.json, expected a JSON object`, {

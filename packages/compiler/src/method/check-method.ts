@@ -3,7 +3,7 @@ import { digestOf } from '../bundle/digest.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { methodCodes } from '../diagnostics/codes/method.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
-import { jsonValue } from '../manifest/json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkStep } from './check-step.js';
 import { collectSteps } from './collect-steps.js';

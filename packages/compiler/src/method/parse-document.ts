@@ -1,6 +1,6 @@
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { parseJsonWithPositions } from '../manifest/parse-json.js';
+import { parseJsonWithPositions } from '../json/parse-json.js';
 import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
 import { parseFrontmatter } from '../source/parse-frontmatter.js';
 import type { YNode } from '../source/yaml-tree.js';
@@ -37,7 +37,7 @@ export function parseMethodDocument(file: string, input: Uint8Array | string): P
   }
   const reporter = new Reporter(file, new LineIndex(decoded.text));
   if (/\.json$/i.test(file)) {
-    const tree = parseJsonWithPositions(file, decoded.text, reporter);
+    const tree = parseJsonWithPositions(decoded.text, reporter);
     for (const d of reporter.diagnostics) {
       // The JSON parser names plugin.json's rule; here the same refusal is the method's.
       if (d.code === 'BP2001') Object.assign(d, { code: 'BP6002', rule: 'MTH-1' });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { closest, quoteList } from '../hints/did-you-mean.js';
-import { jsonValue } from '../manifest/json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { describeNode, entry, type YNode } from '../source/yaml-tree.js';
 import { checkDeclaration, checkValue, defineField } from './data-types.js';
 import { checkName } from './names.js';

@@ -1,8 +1,9 @@
 import type { Reporter, Span } from '../diagnostics/reporter.js';
+import { parseJson } from '../json/parse-json.js';
 import { describeNode, entry, toJson, type YMap, type YNode, type YScalar } from '../source/yaml-tree.js';
+import { findReferences } from './find-references.js';
 import { locateInScalar } from './locate-in-scalar.js';
 import { refusedByParser } from './refused-by-parser.js';
-import { scanJson } from './scan-json.js';
 
 /**
  * SCH-2: the independent-document form `{document: JSON-text, type?}`. The document is
@@ -34,14 +35,22 @@ export function checkDocumentSchema(r: Reporter, map: YMap, where: string): void
     return;
   }
   const doc = documentNode as YScalar & { value: string };
-  const scan = scanJson(doc.value);
-  if (scan.error) {
-    const { offset, found, expected } = scan.error;
-    r.report('BP1201', locateInScalar(r.lines, doc, offset) ?? doc, `Unexpected ${found} in the JSON of ${at}, expected ${expected}`, {
-      hint: doc.style === 'plain' || doc.style === 'folded' ? 'write the JSON after `document: |` so YAML keeps it verbatim' : undefined,
+  const parsed = parseJson(doc.value, 'the JSON text');
+  const inDocument = (message: string): string => (message.includes(', expected') ? message.replace(', expected', ` in the JSON of ${at}, expected`) : `${message} in the JSON of ${at}`);
+  const verbatimHint = doc.style === 'plain' || doc.style === 'folded' ? 'write the JSON after `document: |` so YAML keeps it verbatim' : undefined;
+  // A schema read twice would be read by one validator with the first value, by another with
+  // the last: refused like duplicates everywhere else (SRC-2), but as the document's fault.
+  for (const d of parsed.duplicates) {
+    r.report('BP1201', locateInScalar(r.lines, doc, d.keySpan.start) ?? doc, inDocument(`Unexpected duplicate key \`${d.key}\`, expected each key once`), {
+      hint: 'a JSON object names each key once; keep one of them',
     });
+  }
+  const error = parsed.error;
+  if (error !== undefined) {
+    r.report('BP1201', locateInScalar(r.lines, doc, error.offset) ?? doc, inDocument(error.message), { hint: verbatimHint ?? error.hint });
     return;
   }
+  if (parsed.duplicates.length > 0) return;
   let root: unknown;
   try {
     root = JSON.parse(doc.value);
@@ -60,7 +69,7 @@ export function checkDocumentSchema(r: Reporter, map: YMap, where: string): void
 
   if (wrapperValid) checkRootType(r, root as Record<string, unknown>, wrapperType, documentEntry.keySpan, where);
 
-  for (const ref of scan.refs) {
+  for (const ref of findReferences(parsed.root!)) {
     if (ref.value.startsWith('#')) continue;
     r.report('BP1223', locateInScalar(r.lines, doc, ref.offset) ?? doc, `Unexpected \`${ref.keyword}\` to ${JSON.stringify(ref.value)} in ${at}, expected a reference inside the document (starting with \`#\`)`, {
       hint: 'copy the referenced schema into the document under `$defs` and refer to it as `#/$defs/…`; nothing is downloaded',

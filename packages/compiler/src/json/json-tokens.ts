@@ -1,4 +1,4 @@
-import type { RelatedLocation } from '../diagnostics/diagnostic.js';
+import type { Span } from '../diagnostics/reporter.js';
 
 /** A syntax error: where, what, and the likely fix. */
 export interface Refusal {
@@ -7,7 +7,8 @@ export interface Refusal {
   end?: number | undefined;
   message: string;
   hint?: string | undefined;
-  related?: RelatedLocation[] | undefined;
+  /** Other places in the same text (the bracket that opened an unclosed object). */
+  related?: { span: Span; message: string }[] | undefined;
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -17,7 +18,7 @@ const CONTROL_NAMES: Record<number, string> = { 0x09: 'tab', 0x0a: 'line break',
  * Reads a double-quoted string starting at `start` (the quote). Lone surrogates, escaped
  * or raw, are refused: the bundle is canonical JSON (RFC 8785, I-JSON), which has none.
  */
-export function readJsonString(text: string, start: number): { value: string; end: number } | Refusal {
+export function readJsonString(text: string, start: number, subject = 'the file'): { value: string; end: number } | Refusal {
   let value = '';
   let from = start + 1;
   let i = from;
@@ -43,7 +44,7 @@ export function readJsonString(text: string, start: number): { value: string; en
     }
     i++;
   }
-  return { offset: start, message: 'Unexpected end of the file inside a string, expected a closing `"`', hint: 'the string that starts here is never closed' };
+  return { offset: start, message: `Unexpected end of ${subject} inside a string, expected a closing \`"\``, hint: 'the string that starts here is never closed' };
 }
 
 function controlInString(c: number, i: number): Refusal {
