@@ -19,6 +19,6 @@ export { nodeHost, TrackingHost, type CompilerHost } from './host.js';
 export { createBuildMemo, findPackageManifest, isBerryImport, isBerryManifest, manifestForImport, renderImportModule, renderPackageModule, renderRoutineModule, routineForFile, type BuildMemo, type ModuleOptions } from './package/importer-module.js';
 export { resolvePluginOptions, type FilterPattern, type PluginOptions, type ResolvedPluginOptions } from './package/plugin-options.js';
 export { checkMethod, isMethodFile, METHOD_FORMAT, findPlaceholders, elementType, type CompiledMethod, type CompiledStep, type CheckSpec, type DataType, type Reference as MethodReference } from './method/index.js';
-export { AnswerRecorder, sameAnswersOnDisk, type RecordedAnswer } from './package/build-record.js';
+export { AnswerRecorder, sameAnswersOnDisk, type RecordedAnswer } from './package/answer-recorder.js';
 /** An upper bound of a YAML text's nesting depth, in one pass: refuse deep input before a recursive parser sees it. */
 export { nestingBound } from './source/parse-frontmatter.js';

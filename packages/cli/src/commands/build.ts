@@ -74,7 +74,7 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
       return 1;
     }
     printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built');
-    if (cache && recorder) cache.store(result.bundle!, recorder.answers, result.diagnostics.filter((d) => d.severity !== 'error'));
+    if (cache && recorder) cache.store(result.bundle!, recorder.stored(), result.diagnostics.filter((d) => d.severity !== 'error'));
     return 0;
   });
 }

@@ -6,7 +6,7 @@ import type { RoutineSource } from '../routine/check-routine.js';
 import { entry } from '../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
 import { Sweeper } from './sweeper.js';
-import { RecordingHost, sameAnswers } from './recorded-host.js';
+import { AnswerRecorder, sameAnswers, type Answer } from './answer-recorder.js';
 
 /**
  * Each code routine's analysis, reused while the routine's source result is the same object
@@ -14,7 +14,7 @@ import { RecordingHost, sameAnswers } from './recorded-host.js';
  * elsewhere does not parse the body again, and an edited module re-analyzes only its importers.
  */
 export class RoutineCodeCache {
-  #entries = new Map<string, { routine: RoutineSource; key: string; log: RecordingHost['log']; result: CodeRoutineResult }>();
+  #entries = new Map<string, { routine: RoutineSource; key: string; log: Answer[]; result: CodeRoutineResult }>();
   readonly #live = new Sweeper();
   analyzed = 0;
   reused = 0;
@@ -28,7 +28,7 @@ export class RoutineCodeCache {
       return known.result;
     }
     this.analyzed++;
-    const recording = new RecordingHost(ctx.host);
+    const recording = new AnswerRecorder(ctx.host);
     const result = analyzeCodeRoutine(input, { ...ctx, host: recording });
     this.#entries.set(routine.file, { routine, key, log: recording.log, result });
     return result;
