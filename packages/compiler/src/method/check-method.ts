@@ -1,3 +1,4 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import { canonicalJson } from '../bundle/canonical-json.js';
 import { digestOf } from '../bundle/digest.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -11,7 +12,7 @@ import { defineField } from './data-types.js';
 import { checkConditionalConsumers, orderSteps } from './graph.js';
 import { checkName, lookup } from './names.js';
 import { parseMethodDocument } from './parse-document.js';
-import { MethodReporter } from './report.js';
+import { expectText } from './expect-node.js';
 import { checkResult } from './result.js';
 import { emptyScope } from './scope.js';
 import { checkEnvironment, checkInputs, checkState } from './sections.js';
@@ -38,7 +39,7 @@ export function checkMethod(file: string, input: Uint8Array | string): MethodChe
   try {
     const parsed = parseMethodDocument(file, input);
     diagnostics = parsed.reporter.diagnostics;
-    const method = parsed.tree ? compile(new MethodReporter(parsed.reporter), parsed.tree) : undefined;
+    const method = parsed.tree ? compile(parsed.reporter, parsed.tree) : undefined;
     const sorted = sortDiagnostics(diagnostics);
     return { method: hasErrors(sorted) ? undefined : method, diagnostics: sorted };
   } catch (error) {
@@ -53,7 +54,7 @@ export function checkMethod(file: string, input: Uint8Array | string): MethodChe
   }
 }
 
-function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
+function compile(r: Reporter, tree: YNode): CompiledMethod | undefined {
   const map = topLevel(r, tree);
   if (!map) return undefined;
   const at = (key: string): YNode | undefined => entry(map, key)?.value;
@@ -64,10 +65,10 @@ function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
     r.report('BP6003', format, `Unexpected format ${written}, expected \`${METHOD_FORMAT}\``, { hint: `write \`format: ${METHOD_FORMAT}\`` });
   }
   const nameNode = at('name');
-  const name = nameNode ? r.text(nameNode, 'BP6005', 'the method `name`') : undefined;
+  const name = nameNode ? expectText(r, nameNode, 'BP6005', 'the method `name`') : undefined;
   if (nameNode && name !== undefined) checkName(r, name, nameNode.span, 'method name', false);
   const goalNode = at('goal');
-  const goal = goalNode ? r.text(goalNode, 'BP6005', '`goal`') : undefined;
+  const goal = goalNode ? expectText(r, goalNode, 'BP6005', '`goal`') : undefined;
 
   const scope = emptyScope();
   const inputsNode = at('inputs');
@@ -110,7 +111,7 @@ function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
 }
 
 /** MTH-1: a mapping with the required sections and no others. */
-function topLevel(r: MethodReporter, tree: YNode): YMap | undefined {
+function topLevel(r: Reporter, tree: YNode): YMap | undefined {
   if (tree.kind !== 'map') {
     r.report('BP6001', tree.span.end > tree.span.start ? tree : { start: 0, end: 0 }, `Unexpected ${describeNode(tree)} for the method document, expected a mapping with \`format: ${METHOD_FORMAT}\`, \`name\`, \`goal\`, \`steps\` and \`result\``);
     return undefined;

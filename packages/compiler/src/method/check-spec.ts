@@ -1,7 +1,8 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { describeType } from './data-types.js';
-import type { MethodReporter } from './report.js';
+import { expectMap } from './expect-node.js';
 import type { LocalValue } from './templates.js';
 import type { CheckSpec } from './types.js';
 
@@ -11,7 +12,7 @@ const FORMS = ['equals', 'count', 'present', 'file'] as const;
  * MTH-9: plain English, or exactly one exact form whose names are the step's locals (`in`
  * and `each` aliases, outputs). Returns undefined after reporting.
  */
-export function checkCheckSpec(r: MethodReporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, step: string): CheckSpec | undefined {
+export function checkCheckSpec(r: Reporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, step: string): CheckSpec | undefined {
   const where = `the check of step \`${step}\``;
   if (node.kind === 'scalar' && typeof node.value === 'string' && !node.ref) {
     if (node.value.trim() !== '') return { kind: 'english', text: node.value };
@@ -84,8 +85,8 @@ export function checkCheckSpec(r: MethodReporter, node: YNode, locals: ReadonlyM
   }
 }
 
-function formMap(r: MethodReporter, node: YNode, keys: readonly string[], what: string, example: string): YMap | undefined {
-  const map = r.map(node, 'BP6080', what, `write \`${example}\``);
+function formMap(r: Reporter, node: YNode, keys: readonly string[], what: string, example: string): YMap | undefined {
+  const map = expectMap(r, node, 'BP6080', what, `write \`${example}\``);
   if (!map) return undefined;
   let ok = true;
   for (const e of map.entries) {
@@ -98,7 +99,7 @@ function formMap(r: MethodReporter, node: YNode, keys: readonly string[], what: 
 }
 
 /** undefined: absent; null: present but refused. */
-function bound(r: MethodReporter, map: YMap, key: 'min' | 'max', where: string): number | undefined | null {
+function bound(r: Reporter, map: YMap, key: 'min' | 'max', where: string): number | undefined | null {
   const e = entry(map, key);
   if (!e) return undefined;
   if (e.value.kind === 'scalar' && typeof e.value.value === 'number' && Number.isSafeInteger(e.value.value) && e.value.value >= 0) return e.value.value;
@@ -106,7 +107,7 @@ function bound(r: MethodReporter, map: YMap, key: 'min' | 'max', where: string):
   return null;
 }
 
-function checkLocalName(r: MethodReporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, what: string, expect?: 'list' | 'file'): string | undefined {
+function checkLocalName(r: Reporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, what: string, expect?: 'list' | 'file'): string | undefined {
   if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
     r.report('BP6080', node, `Unexpected ${describeNode(node)} for ${what}, expected the name of a local input or output`);
     return undefined;

@@ -1,4 +1,4 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkCheckSpec } from './check-spec.js';
@@ -6,7 +6,7 @@ import type { CollectedStep } from './collect-steps.js';
 import { describeType, elementType } from './data-types.js';
 import { checkName, lookup } from './names.js';
 import { resolveReference } from './references.js';
-import type { MethodReporter } from './report.js';
+import { expectMap, expectText } from './expect-node.js';
 import type { MethodScope } from './scope.js';
 import { checkPlaceholders, type LocalValue } from './templates.js';
 import type { CheckSpec, CompiledStep, Reference } from './types.js';
@@ -38,7 +38,7 @@ export interface StepAnalysis {
 }
 
 /** Pass two over one step: MTH-6 to MTH-13 and MTH-17, everything but the graph. */
-export function checkStep(r: MethodReporter, scope: MethodScope, step: CollectedStep): StepAnalysis {
+export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep): StepAnalysis {
   const key = step.entry.key;
   const analysis: StepAnalysis = { key, keySpan: step.entry.keySpan, edges: [], when: undefined, compiled: undefined };
   if (step.entry.value.kind !== 'map') return analysis;
@@ -47,7 +47,7 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   checkStepKeys(r, map, key);
   const body = checkBody(r, map, key, step.entry.keySpan);
   const title = entry(map, 'name');
-  const titleText = title ? r.text(title.value, 'BP6053', `the name of step \`${key}\``) : undefined;
+  const titleText = title ? expectText(r, title.value, 'BP6053', `the name of step \`${key}\``) : undefined;
 
   const locals = new Map<string, LocalValue>();
   const localSpans = new Map<string, Span>();
@@ -66,7 +66,7 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
 
   const inRefs: Record<string, Reference> = {};
   const inEntry = entry(map, 'in');
-  const inMap = inEntry ? r.map(inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`') : undefined;
+  const inMap = inEntry ? expectMap(r, inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`') : undefined;
   for (const e of inMap?.entries ?? []) {
     checkName(r, e.key, e.keySpan, 'alias');
     const resolved = resolveReference(r, scope, e.value, `\`in.${e.key}\` of step \`${key}\``);
@@ -79,7 +79,7 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   let each: CompiledStep['each'];
   const eachEntry = entry(map, 'each');
   if (eachEntry) {
-    const eachMap = r.map(eachEntry.value, 'BP6100', `\`each\` of step \`${key}\``, 'write `each: {person: state.approved_people}`');
+    const eachMap = expectMap(r, eachEntry.value, 'BP6100', `\`each\` of step \`${key}\``, 'write `each: {person: state.approved_people}`');
     if (eachMap && eachMap.entries.length !== 1) {
       r.report('BP6100', eachMap, `Unexpected ${eachMap.entries.length} aliases in \`each\` of step \`${key}\`, expected exactly one`, { hint: 'repeat over one list; pass other data through `in`' });
     } else if (eachMap) {
@@ -161,7 +161,7 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   return analysis;
 }
 
-function checkStepKeys(r: MethodReporter, map: YMap, key: string): void {
+function checkStepKeys(r: Reporter, map: YMap, key: string): void {
   for (const e of map.entries) {
     if ((STEP_KEYS as readonly string[]).includes(e.key)) continue;
     const guess = closest(e.key, STEP_KEYS);
@@ -172,7 +172,7 @@ function checkStepKeys(r: MethodReporter, map: YMap, key: string): void {
 }
 
 /** MTH-6: exactly one of `do` and `ask`, a nonempty string. */
-function checkBody(r: MethodReporter, map: YMap, key: string, keySpan: Span): { kind: 'do' | 'ask'; text: string; node: YNode } | undefined {
+function checkBody(r: Reporter, map: YMap, key: string, keySpan: Span): { kind: 'do' | 'ask'; text: string; node: YNode } | undefined {
   const doEntry = entry(map, 'do');
   const askEntry = entry(map, 'ask');
   if (doEntry && askEntry) {
@@ -190,12 +190,12 @@ function checkBody(r: MethodReporter, map: YMap, key: string, keySpan: Span): { 
     return undefined;
   }
   const kind = body === doEntry ? 'do' : 'ask';
-  const text = r.text(body.value, 'BP6053', `\`${kind}\` of step \`${key}\``);
+  const text = expectText(r, body.value, 'BP6053', `\`${kind}\` of step \`${key}\``);
   return text === undefined ? undefined : { kind, text, node: body.value };
 }
 
 /** MTH-10: `after` is a step key or a list of them; each adds an ordering edge. */
-function checkAfter(r: MethodReporter, scope: MethodScope, map: YMap, key: string, edges: Edge[]): string[] {
+function checkAfter(r: Reporter, scope: MethodScope, map: YMap, key: string, edges: Edge[]): string[] {
   const afterEntry = entry(map, 'after');
   if (!afterEntry) return [];
   const node = afterEntry.value;
@@ -227,7 +227,7 @@ function checkAfter(r: MethodReporter, scope: MethodScope, map: YMap, key: strin
 }
 
 /** MTH-13: declared `state.NAME` / `environment.NAME` targets; an `ask` changes nothing. */
-function checkChanges(r: MethodReporter, scope: MethodScope, map: YMap, key: string, kind: 'do' | 'ask' | undefined): { ref: Reference; span: Span }[] {
+function checkChanges(r: Reporter, scope: MethodScope, map: YMap, key: string, kind: 'do' | 'ask' | undefined): { ref: Reference; span: Span }[] {
   const changesEntry = entry(map, 'changes');
   if (!changesEntry) return [];
   if (kind === 'ask' || (kind === undefined && entry(map, 'ask') && !entry(map, 'do'))) {

@@ -1,8 +1,8 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkName, lookup } from './names.js';
-import type { MethodReporter } from './report.js';
+import { expectMap, expectText } from './expect-node.js';
 import type { DataType } from './types.js';
 
 export const DATA_TYPES = ['text', 'number', 'boolean', 'record', 'list', 'file'] as const;
@@ -41,8 +41,8 @@ export function describeType(type: DataType): string {
  * description is optional (decision: the spec asks a description of each declared datum,
  * and a field's name plus its parent's description usually says enough).
  */
-export function checkDeclaration(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth = 0): DataType | undefined {
-  const map = r.map(node, 'BP6020', what, 'a declaration is a mapping such as `{type: text, description: …}`');
+export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth = 0): DataType | undefined {
+  const map = expectMap(r, node, 'BP6020', what, 'a declaration is a mapping such as `{type: text, description: …}`');
   if (!map) return undefined;
   if (depth > MAX_TYPE_DEPTH) {
     r.report('BP6022', map, `Unexpected types nested deeper than ${MAX_TYPE_DEPTH} levels in ${what}, expected a shallower shape`);
@@ -53,7 +53,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
   const descriptionEntry = entry(map, 'description');
   let description: string | undefined;
   if (descriptionEntry) {
-    description = r.text(descriptionEntry.value, 'BP6020', `the description of ${what}`);
+    description = expectText(r, descriptionEntry.value, 'BP6020', `the description of ${what}`);
     ok &&= description !== undefined;
   } else if (depth === 0) {
     r.report('BP6020', at, `Unexpected declaration of ${what} without \`description\`, expected \`type\` and \`description\``, {
@@ -91,7 +91,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
     case 'boolean':
       return ok ? { type, ...base } : undefined;
     case 'file': {
-      const f = format ? r.text(format.value, 'BP6023', `the format of ${what}`) : undefined;
+      const f = format ? expectText(r, format.value, 'BP6023', `the format of ${what}`) : undefined;
       if (format && f === undefined) return undefined;
       return ok ? { type, ...base, ...(f === undefined ? {} : { format: f }) } : undefined;
     }
@@ -120,7 +120,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
   }
 }
 
-function checkDeclarationKeys(r: MethodReporter, map: YMap, place: DeclarationPlace, what: string, depth: number): boolean {
+function checkDeclarationKeys(r: Reporter, map: YMap, place: DeclarationPlace, what: string, depth: number): boolean {
   const allowed = [...BASE_KEYS, ...(depth === 0 ? EXTRA_KEYS[place] : [])];
   let ok = true;
   for (const e of map.entries) {
@@ -149,7 +149,7 @@ function keyHint(key: string, allowed: readonly string[], depth: number): string
   return guess ? `did you mean \`${guess}\`?` : undefined;
 }
 
-function typeName(r: MethodReporter, node: YNode, what: string): TypeName | undefined {
+function typeName(r: Reporter, node: YNode, what: string): TypeName | undefined {
   if (node.kind === 'scalar' && typeof node.value === 'string' && (DATA_TYPES as readonly string[]).includes(node.value)) return node.value as TypeName;
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? `type \`${node.value}\`` : describeNode(node);
   const guess = node.kind === 'scalar' && typeof node.value === 'string' ? (lookup(TYPE_GUESSES, node.value.toLowerCase()) ?? closest(node.value, DATA_TYPES)) : undefined;
@@ -159,8 +159,8 @@ function typeName(r: MethodReporter, node: YNode, what: string): TypeName | unde
   return undefined;
 }
 
-function checkFields(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, depth: number): Record<string, DataType> | undefined {
-  const map = r.map(node, 'BP6022', `the fields of ${what}`);
+function checkFields(r: Reporter, node: YNode, place: DeclarationPlace, what: string, depth: number): Record<string, DataType> | undefined {
+  const map = expectMap(r, node, 'BP6022', `the fields of ${what}`);
   if (!map) return undefined;
   if (map.entries.length === 0) {
     r.report('BP6022', map, `Unexpected empty \`fields\` in ${what}, expected at least one field`);
@@ -194,7 +194,7 @@ export function defineField<T>(target: Record<string, T>, key: string, value: T)
  * MTH-5: a default checked against its type. Stops at the first mismatch, reported at the
  * offending node, so a long wrong list yields one diagnostic.
  */
-export function checkValue(r: MethodReporter, node: YNode, type: DataType, what: string): boolean {
+export function checkValue(r: Reporter, node: YNode, type: DataType, what: string): boolean {
   const wrong = (expected: string): false => {
     r.report('BP6040', node, `Unexpected ${describeNode(node)} in ${what}, expected ${expected}`);
     return false;

@@ -1,11 +1,11 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import type { Edge, StepAnalysis } from './check-step.js';
-import type { MethodReporter } from './report.js';
 
 /**
  * MTH-10: a topological order that is stable (document order among ready steps), and one
  * report per strongly connected group of steps, naming a cycle step by step in flow order.
  */
-export function orderSteps(r: MethodReporter, steps: readonly StepAnalysis[]): string[] {
+export function orderSteps(r: Reporter, steps: readonly StepAnalysis[]): string[] {
   const index = new Map(steps.map((s, i) => [s.key, i]));
   const deps = steps.map((s) => [...new Set(s.edges.map((e) => index.get(e.from)).filter((i): i is number => i !== undefined))]);
   const placed = new Array<boolean>(steps.length).fill(false);
@@ -25,7 +25,7 @@ export function orderSteps(r: MethodReporter, steps: readonly StepAnalysis[]): s
   return order;
 }
 
-function reportCycles(r: MethodReporter, steps: readonly StepAnalysis[], deps: readonly number[][], placed: readonly boolean[]): void {
+function reportCycles(r: Reporter, steps: readonly StepAnalysis[], deps: readonly number[][], placed: readonly boolean[]): void {
   const groups = components(deps, placed);
   for (const group of groups) {
     const members = new Set(group);
@@ -116,7 +116,7 @@ function components(deps: readonly number[][], placed: readonly boolean[]): numb
  * MTH-12 (warning): a step that reads the output of a conditional step runs only when it
  * carries the same condition; otherwise it stops when the producer was skipped.
  */
-export function checkConditionalConsumers(r: MethodReporter, steps: readonly StepAnalysis[]): void {
+export function checkConditionalConsumers(r: Reporter, steps: readonly StepAnalysis[]): void {
   const byKey = new Map(steps.map((s) => [s.key, s]));
   for (const consumer of steps) {
     for (const edge of consumer.edges) {

@@ -1,8 +1,7 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, type YNode } from '../source/yaml-tree.js';
 import { describeType, elementType } from './data-types.js';
-import type { MethodReporter } from './report.js';
 import { downstreamType, type MethodScope } from './scope.js';
 import type { DataType, Reference } from './types.js';
 
@@ -52,7 +51,7 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
  * MTH-7: resolves a reference written as a string scalar, reporting BP6061 for unknown or
  * malformed references and BP6062 for a suffix that does not fit the type.
  */
-export function resolveReference(r: MethodReporter, scope: MethodScope, node: YNode, what: string): Resolved | undefined {
+export function resolveReference(r: Reporter, scope: MethodScope, node: YNode, what: string): Resolved | undefined {
   if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
     r.report('BP6061', node, `Unexpected ${describeNode(node)} for ${what}, expected a reference: ${EXAMPLES}`);
     return undefined;
@@ -135,9 +134,9 @@ function guessHint(scope: MethodScope, text: string): string | undefined {
 }
 
 /** The span of segment `index` when the scalar is written as its value; else the whole scalar. */
-function segmentSpan(r: MethodReporter, node: YNode, segments: readonly string[], index: number): Span {
+function segmentSpan(r: Reporter, node: YNode, segments: readonly string[], index: number): Span {
   if (node.kind !== 'scalar' || typeof node.value !== 'string') return node.span;
-  const source = r.base.lines.text.slice(node.span.start, node.span.end);
+  const source = r.lines.text.slice(node.span.start, node.span.end);
   const quoted = node.style === 'single' || node.style === 'double';
   if (!(node.style === 'plain' && source === node.value) && !(quoted && source.slice(1, -1) === node.value)) return node.span;
   const start = node.span.start + (quoted ? 1 : 0) + segments.slice(0, index).reduce((n, s) => n + s.length + 1, 0);
