@@ -3,7 +3,7 @@ import type { BundleCode } from '../diagnostics/codes/bundle.js';
 import { canonicalJson } from './canonical-json.js';
 import { isDigest, sha256Hex } from './digest.js';
 import { BUNDLE_FORMAT } from './envelope.js';
-import { firstInvalidUtf8 } from '../source/first-invalid-utf8.js';
+import { firstInvalidUtf8 } from '../text/first-invalid-utf8.js';
 
 /** An inline text file of the bundle (a source, a code module, the manifest). */
 export interface BundleFileEntry {

@@ -1,4 +1,4 @@
-import { firstInvalidUtf8 } from './first-invalid-utf8.js';
+import { firstInvalidUtf8 } from '../text/first-invalid-utf8.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -1,5 +1,6 @@
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
+import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 import type { YEntry, YMap, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
 const SCALAR_STYLES: Record<string, ScalarStyle> = {
@@ -170,9 +171,6 @@ export function nestingBound(yaml: string): number {
   return Math.max(maxIndent, indent) + 1 + Math.max(maxIndicators, indicators) + flows;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
-
 /** Ends a conversion whose depth was reported: like a syntax error, a tree cut short is not checked. */
 class TooDeep extends Error {}
 
@@ -317,12 +315,12 @@ class Converter {
    */
   private wellFormed(value: string, span: Span): string {
     if (!this.refuseLoneSurrogates) return value;
-    const lone = LONE_SURROGATE.exec(value);
-    if (!lone) return value;
-    this.reporter.report('BP1016', span, `Unexpected lone surrogate U+${lone[0].charCodeAt(0).toString(16).toUpperCase()} in a string, expected well-formed Unicode that JSON can hold`, {
+    if (value.isWellFormed()) return value;
+    const unit = value.charCodeAt(firstLoneSurrogate(value));
+    this.reporter.report('BP1016', span, `Unexpected lone surrogate U+${unit.toString(16).toUpperCase()} in a string, expected well-formed Unicode that JSON can hold`, {
       hint: 'write the whole character (a high surrogate escape followed by a low one), or the character itself',
     });
-    return value.replace(LONE_SURROGATE_ALL, '\ufffd');
+    return value.toWellFormed();
   }
 
   private key(keyNode: YamlNode | null, keySpan: Span): string {
