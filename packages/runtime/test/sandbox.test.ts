@@ -9,7 +9,7 @@ import {
   type SandboxResult,
 } from '../src/sandbox/index.js';
 import { WorkerPool } from '../src/sandbox/pool.js';
-import { decodeMappings, originalPosition } from '../src/sandbox/source-map.js';
+import { originalPosition } from '../src/sandbox/source-map.js';
 
 const sandbox = createSandbox({ workers: 2 });
 afterAll(() => sandbox.close());
@@ -369,13 +369,17 @@ describe('errors', () => {
     expect(e).toMatchObject({ code: 'thrown', message: '{"reason":"no"}' });
   });
 
-  it('decodes VLQ mappings, negative deltas and multi-digit values included', () => {
+  it('maps through VLQ mappings, negative deltas and multi-digit values included, adding the distance from the segment', () => {
     // Source lines and columns carry over from line to line; generated columns restart.
-    expect(decodeMappings('AAAA;AACA,EAAE;AAeA')).toEqual([[[0, 0, 0, 0]], [[0, 0, 1, 0], [2, 0, 1, 2]], [[0, 0, 16, 2]]]);
-    expect(decodeMappings('AAgBC')).toEqual([[[0, 0, 16, 1]]]);
-    expect(decodeMappings('AAAA;AADD')).toEqual([[[0, 0, 0, 0]], [[0, 0, -1, -1]]]);
-    const map = { version: 3 as const, sources: ['a.md'], mappings: 'AAAA;AACA,IAAI' };
-    expect(originalPosition(map, 2, 7)).toEqual({ file: 'a.md', line: 2, column: 7 });
+    const map = { version: 3 as const, sources: ['a.md'], mappings: 'AAAA;AACA,EAAE;AAeA' };
+    expect(originalPosition(map, 2, 2)).toEqual({ file: 'a.md', line: 2, column: 2 });
+    expect(originalPosition(map, 2, 5)).toEqual({ file: 'a.md', line: 2, column: 5 });
+    expect(originalPosition(map, 3, 1)).toEqual({ file: 'a.md', line: 17, column: 3 });
+    expect(originalPosition({ ...map, mappings: 'AAgBC' }, 1, 1)).toEqual({ file: 'a.md', line: 17, column: 2 });
+    expect(originalPosition({ ...map, mappings: 'AAAA;AACA,IAAI' }, 2, 7)).toEqual({ file: 'a.md', line: 2, column: 7 });
+    // Before a line's first segment: that segment's own position; a line without one: none.
+    expect(originalPosition({ ...map, mappings: 'IAAI' }, 1, 2)).toEqual({ file: 'a.md', line: 1, column: 5 });
+    expect(originalPosition(map, 9, 1)).toBeUndefined();
   });
 });
 
