@@ -6,24 +6,16 @@ import type { Target } from '../reference/resolve-name.js';
 import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
-import type { CodeAnalysis } from './analyze-code.js';
-import { fragmentOf, type FragmentCache } from './fragment-cache.js';
+import type { CodeAnalysis } from './steps/analyze-code.js';
+import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
 import type { RawJson } from '../bundle/canonical-json.js';
-import { relativePosix } from './paths.js';
-import type { CompiledImport } from './resolve-imports.js';
+import type { PackageSummary } from './types.js';
+import { relativePosix } from './steps/paths.js';
+import type { CompiledImport } from './steps/resolve-imports.js';
 
-export { FragmentCache } from './fragment-cache.js';
+export { FragmentCache } from './cache/fragment-cache.js';
 
-/** What an importer's module and `berrypack types` describe about a package. */
-export interface PackageSummary {
-  id: string;
-  fileName: string;
-  name: string;
-  agents: Record<string, { title: string; description: string; entry: string }>;
-  exports: string[];
-  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
-  requirements: PackageResolution['requirements'];
-}
+export type { PackageSummary } from './types.js';
 
 /** A method document found among the sources (MTH-16: its version id is its content digest). */
 export interface CompiledMethodFile {

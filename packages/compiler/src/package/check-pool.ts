@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { LineIndex } from '../diagnostics/line-index.js';
 import type { CompilerHost, ReadCache } from '../host.js';
-import type { CheckedSource, SourceCache } from './source-cache.js';
+import type { CheckedSource, SourceCache } from './cache/source-cache.js';
 
 
 interface WorkerResult {

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompilerHost } from '../host.js';
-import type { PackageSummary } from './assemble-content.js';
-import type { BuildResult, Compiler } from './compile-package.js';
+import type { BuildResult, Compiler, PackageSummary } from './types.js';
 
 const BERRY_EXTENSION = 'ai.strawberry.berry';
 

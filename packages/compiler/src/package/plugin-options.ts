@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCatalog, type Catalog } from './catalog.js';
-import type { CompilerOptions } from './compile-package.js';
+import type { CompilerOptions } from './types.js';
 
 /** A glob, a RegExp, or a list of them; the shape `@rollup/pluginutils`' `createFilter` takes. */
 export type FilterPattern = ReadonlyArray<string | RegExp> | string | RegExp | null;

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import { loadBundleFile } from '../bundle/write-bundle.js';
-import type { CompilerHost } from '../host.js';
-import type { ImportDecl, ManifestInfo } from '../manifest/index.js';
-import type { ImportAlias } from '../reference/resolve-name.js';
-import type { TemplateSegment } from '../reference/resolve-package.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import { loadBundleFile } from '../../bundle/write-bundle.js';
+import type { CompilerHost } from '../../host.js';
+import type { ImportDecl, ManifestInfo } from '../../manifest/index.js';
+import type { ImportAlias } from '../../reference/resolve-name.js';
+import type { TemplateSegment } from '../../reference/resolve-package.js';
 import { checkRegularFile, refusedFileMessage } from './regular-file.js';
 import { segmentsToSource } from './segments.js';
-import type { PackageBuild } from './compile-package.js';
+import type { PackageBuild } from '../types.js';
 
 /** One import, compiled or loaded and verified, as the name table and the bundle need it. */
 export interface CompiledImport {

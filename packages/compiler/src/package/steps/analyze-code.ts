@@ -1,12 +1,12 @@
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import { accountCodeSize, analyzeCodeRoutine, sizeExcessMessage, type CapturedModule, type CodeContext, type CodeRoutineResult, type SizeAccount } from '../code/index.js';
-import type { ManifestInfo } from '../manifest/index.js';
-import type { RoutineSource } from '../routine/check-routine.js';
-import { entry } from '../source/yaml-tree.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import { accountCodeSize, analyzeCodeRoutine, sizeExcessMessage, type CapturedModule, type CodeContext, type CodeRoutineResult, type SizeAccount } from '../../code/index.js';
+import type { ManifestInfo } from '../../manifest/index.js';
+import type { RoutineSource } from '../../routine/check-routine.js';
+import { entry } from '../../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
-import { Sweeper } from './sweeper.js';
-import { AnswerRecorder, sameAnswers, type Answer } from './answer-recorder.js';
+import { Sweeper } from '../cache/sweeper.js';
+import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
 
 /**
  * Each code routine's analysis, reused while the routine's source result is the same object

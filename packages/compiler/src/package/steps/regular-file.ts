@@ -1,8 +1,8 @@
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { LineIndex } from '../diagnostics/line-index.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import type { CompilerHost } from '../host.js';
-import { MAX_TEXT_BYTES, tooLargeMessage } from '../source/normalize-text.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { LineIndex } from '../../diagnostics/line-index.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import type { CompilerHost } from '../../host.js';
+import { MAX_TEXT_BYTES, tooLargeMessage } from '../../source/normalize-text.js';
 
 export type FileCheck =
   | { status: 'file'; size: number }

@@ -1,6 +1,6 @@
-import { discoverSources, type DiscoveryResult, type ManifestInfo } from '../manifest/index.js';
-import type { CompilerHost } from '../host.js';
-import { AnswerRecorder, sameAnswers, type Answer } from './answer-recorder.js';
+import { discoverSources, type DiscoveryResult, type ManifestInfo } from '../../manifest/index.js';
+import type { CompilerHost } from '../../host.js';
+import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
 import { Sweeper } from './sweeper.js';
 
 /**
