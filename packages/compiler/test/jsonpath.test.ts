@@ -174,7 +174,7 @@ describe('parseSingularPath: robustness', () => {
     }
   });
 
-  it('runs in linear time on long paths', () => {
+  it('answers long paths without a quadratic blow-up', () => {
     const long = [
       '$' + '.a'.repeat(200_000),
       '$' + " ['a']".repeat(100_000),
@@ -184,9 +184,12 @@ describe('parseSingularPath: robustness', () => {
       `$[${'1'.repeat(500_000)}]`,
       `$[?${'(@.a) || '.repeat(100_000)}@.a]`,
     ];
-    const started = performance.now();
-    for (const text of long) parseSingularPath(text);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Speed is measured in bench/, not asserted (CONTRACTS.md): a quadratic parser would
+    // outlast the test's timeout on these. Each one is answered, a path or a refusal.
+    for (const text of long) {
+      const result = parseSingularPath(text);
+      expect(result.ok ? result.path.segments.length : result.error.message).toBeTruthy();
+    }
   });
 });
 
