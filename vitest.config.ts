@@ -16,6 +16,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
     testTimeout: 30_000,
+    // Gives the run its own TMPDIR and fails it when a test leaves a folder there.
+    globalSetup: ['test/support/temp-check.ts'],
     pool: 'forks',
   },
 });

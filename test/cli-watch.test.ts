@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCompiler } from '@berrypack/compiler';
 import { BIN, ROOT } from './support/cli.js';
-import { copyFixtures } from './support/esbuild.js';
+import { copyFixtures } from './support/temp.js';
 
 /** Collects a child's stdout by line; `next` waits for a line after the last one consumed. */
 function lineReader(child: ChildProcess) {
@@ -46,7 +46,7 @@ function lineReader(child: ChildProcess) {
 
 describe('berrypack build --watch (the real bin)', () => {
   it('rebuilds on edits, reports a break, recovers, picks up a new routine and a renamed-over manifest, and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     const pkg = path.join(dir, 'notebook');
     const compose = path.join(pkg, 'routines/notes/compose.md');
     const original = readFileSync(compose, 'utf8');

@@ -6,14 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { createCompiler, readBundle } from '@berrypack/compiler';
 import berrypack from '../packages/esbuild/src/index.js';
 import { run } from '../packages/cli/src/index.js';
-import { bundleId, bundleOutput, copyFixtures, recordEnds, writeFiles } from './support/esbuild.js';
+import { bundleId, bundleOutput, recordEnds } from './support/esbuild.js';
+import { copyFixtures, tempDir, writeFiles } from './support/temp.js';
+import { memoryIo } from './support/memory-io.js';
 
 const silent = { logLevel: 'silent' } as const;
-
-function memoryIo(cwd: string) {
-  const out: string[] = [];
-  return { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) }, cwd, env: { NO_COLOR: '1' } };
-}
 
 async function failureOf(promise: Promise<unknown>): Promise<esbuild.BuildFailure> {
   try {
@@ -44,7 +41,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('builds an imported package: the executed module describes the bundle written beside it', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'main.js': "import app from './notebook/plugin.json';\nimport compose from './notebook/routines/notes/compose.md';\nexport default { app, compose };\n",
     });
@@ -76,11 +73,11 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('writes the same bundle and blobs as `berrypack build`', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app.id;\n" });
     const result = await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outfile: 'out/esbuild/main.js', plugins: [berrypack()], ...silent });
     expect(result.errors).toEqual([]);
-    expect(await run(['build', 'imports/app/plugin.json', '--out-dir', 'out/cli'], memoryIo(dir))).toBe(0);
+    expect(await run(['build', 'imports/app/plugin.json', '--out-dir', 'out/cli'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
     const listing = (d: string) => readdirSync(path.join(dir, d), { recursive: true, encoding: 'utf8' }).filter((f) => !f.endsWith('main.js')).sort();
     const names = listing('out/cli');
     expect(names).toEqual(listing('out/esbuild'));
@@ -94,7 +91,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('adds the bundle and its blobs to outputFiles (write: false) and to the metafile', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app;\n" });
     const result = await esbuild.build({
       absWorkingDir: dir,
@@ -121,7 +118,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('reports a broken package as exact esbuild messages and writes nothing', async () => {
-    const dir = copyFixtures();
+    const dir = tempDir();
     writeFiles(dir, BROKEN);
     const failure = await failureOf(esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }));
     const trigger = {
@@ -153,7 +150,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('fails on warnings with strict, and writes nothing', async () => {
-    const dir = copyFixtures();
+    const dir = tempDir();
     writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(", 3]", ", 'x']") });
     const options = { absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', ...silent };
     const lenient = await esbuild.build({ ...options, write: false, plugins: [berrypack()] });
@@ -164,7 +161,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('leaves other .json and .md imports alone, and refuses a .md that is not a source', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'other/plugin.json': '{"name": "not-berry"}',
       'notes.md': '# Notes\n',
@@ -185,7 +182,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('follows include, exclude, emit and namedExports', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'main.js': "import app from './notebook/plugin.json';\nexport default app.id;\n",
       'named.js': "import { id } from './notebook/plugin.json';\nexport default id;\n",
@@ -213,7 +210,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('rebuilds a context after each change: edit, break, fix, code module, manifest, new and deleted routine', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
     const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', write: false, plugins: [berrypack()], ...silent });
     try {
@@ -255,7 +252,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('rebuilds when a resource or an imported package changes', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app;\n" });
     const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', write: false, plugins: [berrypack()], ...silent });
     try {
@@ -273,7 +270,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('picks up an edit, a new routine and a deleted one with context.watch()', { timeout: 120_000 }, async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
     const ends = recordEnds();
     const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', write: false, plugins: [berrypack(), ends.plugin], ...silent });

@@ -4,7 +4,8 @@ import { createCompiler, loadBundleFile } from '@berrypack/compiler';
 import { rolldown, type RolldownPluginOption } from 'rolldown';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, readOutput, removeDir, writeFiles } from './support/bundlers.js';
+import { importModule, readOutput } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 
 interface PackageModule {
   id: string;
@@ -17,9 +18,9 @@ interface PackageModule {
 describe('@berrypack/rollup in rolldown', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   it('the same plugin object builds packages and routines', async () => {
     copyFixture('notebook', dir);

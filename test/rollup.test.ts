@@ -6,7 +6,8 @@ import { createCompiler, loadBundleFile, readBundle } from '@berrypack/compiler'
 import { rollup, watch, type Plugin, type RollupLog } from 'rollup';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, nextBuild, readOutput, rebuild, removeDir, writeFiles } from './support/bundlers.js';
+import { importModule, nextBuild, readOutput, rebuild } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 
 // Under NodeNext, TypeScript reads this package's types as CommonJS (it has no "type": "module")
 // and puts the factory at `.default`; Vitest loads its ESM build, whose default export is the factory.
@@ -53,9 +54,9 @@ const BROKEN = {
 describe('@berrypack/rollup in Rollup', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   it('imports packages and routines: the chunk runs, the assets are the compiler’s bytes and names', async () => {
     copyFixture('notebook', dir);

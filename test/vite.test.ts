@@ -5,7 +5,8 @@ import { createCompiler, loadBundleFile, readBundle } from '@berrypack/compiler'
 import { build, createServer, type InlineConfig, type Plugin } from 'vite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, nextBuild, readOutput, rebuild, removeDir, writeFiles, type Watcher } from './support/bundlers.js';
+import { importModule, nextBuild, readOutput, rebuild, type Watcher } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 import { berrypack as runCli } from './support/cli.js';
 
 interface PackageModule {
@@ -38,10 +39,10 @@ function markdown(): Plugin {
 describe('@berrypack/rollup in Vite', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
     copyFixture('notebook', dir);
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   /** A library-like build of `main.js` that keeps the entry's exports, so the test can run it. */
   function config(outDir: string, extra: InlineConfig = {}): InlineConfig {

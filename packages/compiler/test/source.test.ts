@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDirectory } from '../src/check-directory.js';
 import { finalSegment, namespaceOf } from '../src/routine/names.js';
 import { checkSource } from '../src/routine/check-routine.js';
 import { CODE_BODY, HEAD, check, diagnose, summary } from '../../../test/support/diagnose.js';
+import { tempDir } from '../../../test/support/temp.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -222,7 +222,7 @@ describe('KIND-1..8 kinds and inventories', () => {
 });
 
 describe('SRC-9 names across a directory', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-src9-'));
+  const dir = tempDir('berrypack-src9-');
   mkdirSync(path.join(dir, 'a'));
   mkdirSync(path.join(dir, 'b'));
   writeFileSync(path.join(dir, 'a/compose.md'), '---\nname: notes.compose\ndescription: d\n---\nOne.\n');

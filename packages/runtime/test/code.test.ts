@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
-import { createRuntime, loadBundle, type Bundle, type Runtime, type RuntimeLimits, type Script } from '../src/index.js';
+import { createRuntime, type Bundle, type Runtime, type RuntimeLimits, type Script } from '../src/index.js';
+import { bundleOf as buildBundle } from '../../../test/support/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -11,11 +11,7 @@ const bundles = new Map<string, Promise<Bundle>>();
 function bundleOf(fixture: string): Promise<Bundle> {
   let bundle = bundles.get(fixture);
   if (!bundle) {
-    bundle = (async () => {
-      const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-      if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
-      return loadBundle(built.bundle.bytes);
-    })();
+    bundle = buildBundle(fixture);
     bundles.set(fixture, bundle);
   }
   return bundle;

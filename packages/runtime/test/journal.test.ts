@@ -1,9 +1,8 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
 import {
   createFileJournal,
   createRuntime,
@@ -17,16 +16,11 @@ import {
   type Outcome,
   type Script,
 } from '../src/index.js';
+import { bundleOf } from '../../../test/support/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-journal-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-async function bundleOf(fixture: string): Promise<Bundle> {
-  const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-  if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
-  return loadBundle(built.bundle.bytes);
-}
 
 const GRANTS = ['weather.get', 'runtime.context.read', 'runtime.user.profile.read', 'runtime.ui.publish'];
 const WEATHER: Script = { 'ask.weather': [{ toolCalls: [{ name: 'weather.get', input: { city: 'Oslo' } }] }, { output: { summary: 'Clear in Oslo' } }] };

@@ -1,24 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCheck } from '../src/method/checks.js';
 import { createProviderJudge, readMethodRun, runMethod, type CompiledMethod, type JudgeRequest, type RunRecord } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-checks-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise checks.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const dataDir = (): string => tempDir('berrypack-method-checks-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise checks.');
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 const text = { type: 'text', description: 'Some text.' };
 const reportStep = (check: unknown) => ({ do: 'Write the report.', out: { report: { type: 'file', format: 'markdown', description: 'The report.' } }, check });

@@ -1,22 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { confirmStep, methodStatus, readMethodRun, resumeMethod, runMethod, type CompiledMethod, type JudgeRequest, type MethodJudge, type StepRequest, type StepResult } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir as tempFolder } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-durable-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise durability.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const tempDir = (): string => tempFolder('berrypack-method-durable-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise durability.');
 function signal(): { promise: Promise<void>; fire: () => void } {
   let fire!: () => void;
   const promise = new Promise<void>((resolve) => (fire = resolve));

@@ -1,22 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod, createCompiler } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createCompiler } from '../../compiler/src/index.js';
 import { createProviderExecutor, createRoutineExecutor, createRuntime, loadBundle, readMethodRun, runMethod, type CompiledMethod, type GenerationRequest, type ModelProvider } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir as tempFolder } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-exec-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise executors.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const tempDir = (): string => tempFolder('berrypack-method-exec-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise executors.');
 const text = { type: 'text', description: 'Some text.' };
 const method = compile({
   inputs: { names: { type: 'list', description: 'Names.', items: text } },

@@ -1,23 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { readMethodRun, runMethod, type CompiledMethod, type JudgeRequest, type StepRequest } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function dataDir(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-state-'));
-  dirs.push(dir);
+  const dir = tempDir('berrypack-method-state-');
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
 }
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise state.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise state.');
 
 const last = { type: 'record', description: 'The last report.', file: 'last.json', fields: { week: { type: 'text' }, count: { type: 'number' } } };
 const method = (state: Record<string, unknown>) =>
