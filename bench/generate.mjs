@@ -18,7 +18,6 @@ export function generatePackage(dir, n) {
   const pick = (a) => a[Math.floor(rand() * a.length)];
   const sentence = (k) => Array.from({ length: k }, () => pick(WORDS)).join(' ');
   const namespaces = Math.max(1, Math.floor(n / 100));
-  const codeCount = Math.max(1, Math.floor(n / 10));
   const libCount = Math.max(1, Math.floor(n / 100));
   const files = [];
   const write = (rel, text) => {

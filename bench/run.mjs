@@ -145,7 +145,7 @@ const raw = {};
 const put = (key, run, value) => ((raw[key] ??= [])[run] = value);
 
 const COLD = [
-  ['startup', (s) => ['-e', '0']],
+  ['startup', (_s) => ['-e', '0']],
   ['floor', (s) => [path.join(BENCH, 'floor.mjs'), s.pkg, path.join(s.dir, 'out/floor.json')]],
   ['cli', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli'), '--no-cache']],
   // Served from the persistent cache (primed by an unmeasured build just before), into an emptied out dir.

@@ -205,6 +205,7 @@ describe('BND-3 what a bundle records', () => {
     );
     writeFileSync(path.join(dir, 'tally.md'), '---\nname: tally\ndescription: Tallies.\nlanguage: javascript\n---\nexport default (input) => input;\n');
     const { bundle } = build(path.join(dir, 'plugin.json'));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the bundle's content, read into like any JSON
     const content = (JSON.parse(bundle!.text) as { content: Record<string, any> }).content;
     expect(content.requirements).toEqual({
       calls: [],

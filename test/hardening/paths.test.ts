@@ -403,7 +403,7 @@ describe('imports: other packages only as manifests or bundles', () => {
       b: { link: '.' },
     });
     const host = new SpyHost({
-      beforeRead: (file) => {
+      beforeRead: (_file) => {
         if (host.reads.length > 50) throw Object.assign(new Error('runaway import recursion'), { code: 'ERUNAWAY' });
         return undefined;
       },

@@ -207,6 +207,7 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
     expect(refused([Infinity])).toBe('Unexpected Infinity at $[0], expected a JSON value');
     expect(refused({ x: { y: -Infinity } })).toBe('Unexpected -Infinity at $.x.y, expected a JSON value');
     expect(refused([1, undefined])).toBe('Unexpected undefined at $[1], expected a JSON value');
+    // eslint-disable-next-line no-sparse-arrays -- the hole is what is tested
     expect(refused([1, , 3])).toBe('Unexpected undefined at $[1], expected a JSON value');
     expect(refused({ a: 1, b: undefined })).toBe('Unexpected undefined at $.b, expected a JSON value');
     expect(refused(undefined)).toBe('Unexpected undefined at $, expected a JSON value');

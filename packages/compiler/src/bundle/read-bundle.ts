@@ -199,7 +199,7 @@ function checkEnvelope(parsed: unknown): Envelope {
   if (!isDigest(id)) {
     throw refuse('BP4007', `Unexpected id ${typeof id === 'string' ? JSON.stringify(abbreviate(id, 80)) : kindOf(id)}, expected sha256- and 64 lowercase hex digits`);
   }
-  return { id, content: content as BundleContent };
+  return { id, content: content };
 }
 
 function checkCanonical(parsed: unknown, text: string): void {

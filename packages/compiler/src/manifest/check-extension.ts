@@ -4,7 +4,7 @@ import { checkImports } from './check-imports.js';
 import { checkResources } from './check-resources.js';
 import { jsonValue } from '../json/json-value.js';
 import { checkRelativePath, resolveInside } from './paths.js';
-import { checkFields, expectArray, expectName, expectObject, expectText, fold } from './shape.js';
+import { checkFields, expectArray, expectName, expectObject, expectText } from './shape.js';
 import type { AgentDecl, ImportDecl, NameRef, ResourceDecl } from './types.js';
 
 export const EXTENSION_FIELDS = ['agents', 'exports', 'sources', 'imports', 'resources', 'interfaces', 'requires', 'runtime'] as const;

@@ -61,7 +61,7 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
   const visited = new Set<string>([realSources]);
   let pendingLinks: Found[] = [];
   let entries = 0;
-  let stack: Found[] = [{ path: manifest.sourcesDir, real: realSources, linked: false }];
+  const stack: Found[] = [{ path: manifest.sourcesDir, real: realSources, linked: false }];
 
   while (stack.length > 0 || pendingLinks.length > 0) {
     if (stack.length === 0) {

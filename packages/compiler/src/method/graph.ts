@@ -41,7 +41,7 @@ function reportCycles(r: Reporter, steps: readonly StepAnalysis[], deps: readonl
       at = deps[at]!.filter((d) => members.has(d)).sort((a, b) => a - b)[0]!;
     }
     // walk[k] depends on walk[k+1]: reversed, the loop reads in flow order.
-    const loop = walk.slice(seen.get(at)!).reverse();
+    const loop = walk.slice(seen.get(at)).reverse();
     const start = loop.indexOf(Math.min(...loop));
     const cycle = [...loop.slice(start), ...loop.slice(0, start)];
     const names = [...cycle, cycle[0]!].map((i) => steps[i]!.key);

@@ -3,15 +3,15 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { hasErrors, sortDiagnostics } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { createBundle, type BundleFile } from '../bundle/envelope.js';
+import { createBundle } from '../bundle/envelope.js';
 import { CodeCache } from '../code/index.js';
 import { nodeHost, ReadCache, TrackingHost, type CompilerHost } from '../host.js';
-import { captureResources, readManifest, type ManifestInfo } from '../manifest/index.js';
+import { captureResources, readManifest } from '../manifest/index.js';
 import { checkNames } from '../check-directory.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { ResolutionMemo, resolvePackage } from '../reference/resolve-package.js';
 import type { ImportAlias, NameTable } from '../reference/resolve-name.js';
-import { assembleContent, FragmentCache, type PackageSummary } from './assemble-content.js';
+import { assembleContent, FragmentCache } from './assemble-content.js';
 import { analyzeCode, RoutineCodeCache } from './steps/analyze-code.js';
 import { resolveImports, type CompiledImport } from './steps/resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './steps/regular-file.js';
@@ -22,7 +22,7 @@ import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompiledMethodFile } from './assemble-content.js';
-import type { BuildOptions, BuildResult, Compiler, CompilerOptions, CompilerStats, PackageBuild } from './types.js';
+import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
 /**
  * One compiler per host (a bundler plugin instance, a watch session, a CLI run). It keeps

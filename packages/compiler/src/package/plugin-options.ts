@@ -123,7 +123,7 @@ function filterPattern(options: Record<string, unknown>, name: string): FilterPa
   const value = options[name];
   if (value === undefined || value === null) return undefined;
   const valid = (item: unknown) => typeof item === 'string' || item instanceof RegExp;
-  if (valid(value) || (Array.isArray(value) && value.every(valid))) return value as FilterPattern;
+  if (valid(value) || (Array.isArray(value) && value.every(valid))) return value;
   throw wrongType(name, value, 'a string, a RegExp or an array of them');
 }
 

@@ -1,7 +1,7 @@
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, parseDocument, type Node as YamlNode, Scalar } from 'yaml';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
-import type { YEntry, YMap, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
+import type { YEntry, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
 const SCALAR_STYLES: Record<string, ScalarStyle> = {
   [Scalar.PLAIN]: 'plain',
@@ -52,7 +52,7 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
   const converter = new Converter(offset, reporter, options.refuseLoneSurrogates === true);
   if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
   try {
-    return converter.convert(doc.contents as YamlNode, undefined, 1);
+    return converter.convert(doc.contents, undefined, 1);
   } catch (error) {
     if (error instanceof TooDeep) return undefined;
     // A safety net behind MAX_YAML_DEPTH: a caller deep in its own stack can still run out.
@@ -285,7 +285,7 @@ class Converter {
       if (node.flow && node.items.length > 0) this.flowWarning(span, 'list');
       const items = node.items.map((item) =>
         item === null
-          ? ({ kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: true } as YScalar)
+          ? ({ kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: true } satisfies YScalar)
           : this.convert(item as YamlNode, indent, depth + 1),
       );
       return { kind: 'seq', span, flow: node.flow ?? false, items };
@@ -295,7 +295,7 @@ class Converter {
 
   private scalar(node: Scalar, span: Span, ref: boolean): YScalar {
     const style = SCALAR_STYLES[node.type ?? Scalar.PLAIN] ?? 'plain';
-    let value = node.value as unknown;
+    let value = node.value;
     if (typeof value === 'number' && !Number.isFinite(value)) {
       this.reporter.report('BP1016', span, `Unexpected \`${node.source ?? String(value)}\`, expected a value JSON can hold`, {
         hint: 'JSON has no infinity or NaN; use a finite number or a quoted string',

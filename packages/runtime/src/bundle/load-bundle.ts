@@ -40,7 +40,7 @@ export async function loadBundle(source: Uint8Array | string | URL, options: Loa
   if (!read.ok) throw new BundleLoadError(read.error.code, read.error.rule, read.error.message);
   const content = read.bundle.content as unknown as PackageContent;
   checkPackage(content, 'the bundle');
-  return deepFreeze({ id: read.bundle.id, format: 'berrypack/1' as const, content, blobs: read.blobs }) as Bundle;
+  return deepFreeze({ id: read.bundle.id, format: 'berrypack/1' as const, content, blobs: read.blobs });
 }
 
 async function readSource(source: Uint8Array | string | URL, options: LoadBundleOptions): Promise<ReadBundleResult> {

@@ -136,7 +136,7 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   });
   internals.set(
     preparation,
-    deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }) as PreparedState,
+    deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }),
   );
   return preparation;
 }

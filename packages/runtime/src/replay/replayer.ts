@@ -99,7 +99,7 @@ export class Replayer {
     if (!recorded) {
       this.diverge({ at: entry.id, replayed, message: `Unexpected call ${entry.id} ${entry.kind} \`${entry.name}\` in the replay, expected no call at that position (the recording has none)` });
     }
-    const { call } = recorded!;
+    const { call } = recorded;
     if (call.kind !== entry.kind || call.name !== entry.name || !sameJson(call.input, entry.input)) {
       this.diverge({
         at: entry.id,
