@@ -21,4 +21,4 @@ export { resolvePluginOptions, type FilterPattern, type PluginOptions, type Reso
 export { checkMethod, isMethodFile, METHOD_FORMAT, findPlaceholders, elementType, type CompiledMethod, type CompiledStep, type CheckSpec, type DataType, type Reference as MethodReference } from './method/index.js';
 export { AnswerRecorder, sameAnswersOnDisk, type RecordedAnswer } from './package/answer-recorder.js';
 /** An upper bound of a YAML text's nesting depth, in one pass: refuse deep input before a recursive parser sees it. */
-export { nestingBound } from './source/parse-frontmatter.js';
+export { nestingBound } from './source/yaml-depth.js';

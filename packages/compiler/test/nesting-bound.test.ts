@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lexedNesting, MAX_YAML_DEPTH, nestingBound } from '../src/source/parse-frontmatter.js';
+import { lexedNesting, MAX_YAML_DEPTH, nestingBound } from '../src/source/yaml-depth.js';
 
 // The cheap scan decides whether the lexer-based depth check runs at all: it must never be
 // below the depth the lexer finds, or deep input would reach the recursive parser unchecked.
