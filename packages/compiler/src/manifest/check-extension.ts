@@ -1,11 +1,11 @@
-import type { Reporter, Span } from '../diagnostics/reporter.js';
+import type { Reporter } from '../diagnostics/reporter.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkImports } from './check-imports.js';
 import { checkResources } from './check-resources.js';
 import { jsonValue } from '../json/json-value.js';
 import { checkRelativePath, resolveInside } from './paths.js';
 import { checkFields, expectArray, expectName, expectObject, expectText } from './shape.js';
-import type { AgentDecl, ImportDecl, NameRef, ResourceDecl } from './types.js';
+import type { AgentDecl, ManifestInfo, NameRef } from './types.js';
 
 export const EXTENSION_FIELDS = ['agents', 'exports', 'sources', 'imports', 'resources', 'interfaces', 'requires', 'runtime'] as const;
 const AGENT_FIELDS = ['title', 'description', 'entry', 'welcome', 'icons', 'presentation'] as const;
@@ -39,17 +39,8 @@ const AGENT_HINTS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(['routine', 'main', 'export'].map((k) => [k, 'did you mean `entry`? it names the routine the agent starts'])),
 };
 
-export interface ExtensionDecls {
-  sourcesDir: string;
-  sourcesSpan: Span | undefined;
-  agents: AgentDecl[];
-  exports: NameRef[];
-  imports: ImportDecl[];
-  resources: ResourceDecl[];
-  requires: NameRef[];
-  interfaces: unknown[];
-  runtime: unknown | undefined;
-}
+/** What the Berry extension declares: the manifest fields that come from it. */
+export type ExtensionDecls = Pick<ManifestInfo, 'sourcesDir' | 'sourcesSpan' | 'agents' | 'exports' | 'imports' | 'resources' | 'requires' | 'interfaces' | 'runtime'>;
 
 /** MAN-2..MAN-7 shape checks of `extensions["ai.strawberry.berry"]`. */
 export function checkExtension(r: Reporter, ext: YMap, dir: string): ExtensionDecls {

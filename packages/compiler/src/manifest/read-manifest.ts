@@ -2,7 +2,7 @@ import path from 'node:path';
 import { digestOf } from '../bundle/digest.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
+import { decodeSourceText, reportUndecodable } from '../source/normalize-text.js';
 import { entry, type YMap } from '../source/yaml-tree.js';
 import { checkExtension, EXTENSION_FIELDS, type ExtensionDecls } from './check-extension.js';
 import { jsonValue } from '../json/json-value.js';
@@ -22,10 +22,7 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
   const dir = path.dirname(abs);
   const decoded = decodeSourceText(bytes);
   if (!decoded.ok) {
-    const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
-    const r = new Reporter(abs, new LineIndex(text));
-    if (decoded.tooLarge) r.report('BP2002', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'plugin.json is a small JSON file' });
-    else r.report('BP2002', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save plugin.json as UTF-8' });
+    const r = reportUndecodable(abs, bytes, decoded, 'BP2002', { tooLarge: 'plugin.json is a small JSON file', invalid: 'save plugin.json as UTF-8' });
     return { manifest: undefined, diagnostics: r.diagnostics };
   }
   const text = decoded.text;

@@ -23,11 +23,13 @@ export type ResolvedNext = { to: Target | null } | { select: string; cases: Reco
 export interface FrontmatterResolution {
   tools: ResolvedTool[];
   next?: ResolvedNext;
+  /** `next.input` in the tagged form of `ValueExpression`. */
   nextInput?: ValueExpression;
   nextOutput?: boolean;
   configure?: Target;
   route?: Target;
   summary?: Target;
+  /** Every `!ref` (schema const/enum, next.input, presentation.value), resolved, deduplicated, sorted. */
   refs: Target[];
   /** External tool names `tools` and `next` use. */
   externals: string[];

@@ -9,8 +9,7 @@ import { namespaceOf } from '../routine/names.js';
 import { entry } from '../source/yaml-tree.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
 import { resolvePublic } from './resolve-entries.js';
-import type { ValueExpression } from './resolve-expression.js';
-import { resolveFrontmatter, type ResolvedNext, type ResolvedTool } from './resolve-frontmatter.js';
+import { resolveFrontmatter, type FrontmatterResolution } from './resolve-frontmatter.js';
 import { sortTargets, type NameTable, type Target } from './resolve-name.js';
 import type { ResolveContext, Site } from './resolve-report.js';
 
@@ -30,18 +29,8 @@ export interface PackageInput {
   catalogGiven: boolean;
 }
 
-export interface ResolvedRoutine {
+export interface ResolvedRoutine extends Pick<FrontmatterResolution, 'tools' | 'next' | 'nextInput' | 'nextOutput' | 'configure' | 'route' | 'summary' | 'refs'> {
   name: string;
-  tools: ResolvedTool[];
-  next?: ResolvedNext;
-  /** `next.input` in the tagged form of `ValueExpression`. */
-  nextInput?: ValueExpression;
-  nextOutput?: boolean;
-  configure?: Target;
-  route?: Target;
-  summary?: Target;
-  /** Every `!ref` (schema const/enum, next.input, presentation.value), resolved, deduplicated, sorted. */
-  refs: Target[];
   /** Names (or import aliases) of instructions included, transitively, sorted. */
   includes: string[];
   /** `[[name]]` addresses, included text counted. */

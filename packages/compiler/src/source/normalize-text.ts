@@ -1,3 +1,6 @@
+import type { Code } from '../diagnostics/codes.js';
+import { LineIndex } from '../diagnostics/line-index.js';
+import { Reporter } from '../diagnostics/reporter.js';
 import { firstInvalidUtf8 } from '../text/first-invalid-utf8.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -50,4 +53,17 @@ export function charOffsetOfByte(bytes: Uint8Array, byteOffset: number): { text:
 /** The message for a file that is too large to be text (see MAX_TEXT_BYTES). */
 export function tooLargeMessage(bytes: number): string {
   return `Unexpected file of ${bytes} bytes, expected at most ${MAX_TEXT_BYTES} bytes of text`;
+}
+
+/**
+ * A reporter for `file` holding the one diagnostic of bytes that are not text: a file too
+ * large to decode (at 1:1), or invalid UTF-8 (at the first offending byte). `hints` name the
+ * likely fix for each case.
+ */
+export function reportUndecodable(file: string, bytes: Uint8Array, failure: { offset: number; tooLarge?: true }, code: Code, hints: { tooLarge: string; invalid: string }): Reporter {
+  const { text, offset } = charOffsetOfByte(bytes, failure.offset);
+  const reporter = new Reporter(file, new LineIndex(text));
+  if (failure.tooLarge) reporter.report(code, { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: hints.tooLarge });
+  else reporter.report(code, { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${failure.offset}, expected UTF-8 text`, { hint: hints.invalid });
+  return reporter;
 }
