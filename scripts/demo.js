@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm run demo`: builds the example package with Rollup, Vite, esbuild and the CLI, shows
-// that the four bundles are byte-identical, runs the agent with the embedded deterministic
-// model provider, and shows what the checker says about a broken package.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run demo`: builds the example package with Rollup, Vite, esbuild, webpack, Rspack and the
+// CLI, shows that the six bundles are byte-identical, runs the agent with the embedded deterministic
+// model provider, shows what the checker says about a broken package, and ends with a two-message
+// chat with a conversational agent.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,7 @@ const fail = (s) => {
 const { run } = await import('../packages/cli/dist/index.js');
 const { default: rollupPlugin } = await import('../packages/rollup/dist/index.js');
 const { default: esbuildPlugin } = await import('../packages/esbuild/dist/index.js');
+const { default: webpackPlugin } = await import('../packages/webpack/dist/index.js');
 
 try {
   say('$ berrypack check fixtures/notebook/plugin.json');
@@ -45,10 +47,23 @@ try {
   const built = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', outdir: path.join(temp, 'esbuild'), write: false, plugins: [esbuildPlugin()], logLevel: 'silent' });
   ids.esbuild = idOf(built.outputFiles.find((f) => f.path.endsWith('.berry.json')).contents);
 
+  const { default: webpack } = await import('webpack');
+  const { rspack } = await import('@rspack/core');
+  for (const [tool, create] of [['webpack', webpack], ['rspack', rspack]]) {
+    const outDir = path.join(temp, tool);
+    const config = { mode: 'production', context: temp, entry, target: 'node', devtool: false, output: { path: outDir }, infrastructureLogging: { level: 'none' }, plugins: [webpackPlugin()] };
+    const compiler = create(config);
+    const ok = await new Promise((resolve) => compiler.run((error, stats) => resolve(!error && stats && !stats.hasErrors())));
+    await new Promise((resolve) => compiler.close(resolve));
+    if (!ok) fail(`the ${tool} build failed`);
+    const name = readdirSync(outDir).find((f) => f.endsWith('.berry.json'));
+    if (name) ids[tool] = idOf(readFileSync(path.join(outDir, name)));
+    else fail(`the ${tool} build emitted no bundle`);
+  }
+
   const outDir = path.join(temp, 'cli');
   const cliIo = { stdout: { write: () => true }, stderr: process.stderr, cwd: root, env: process.env };
   if ((await run(['build', 'fixtures/notebook', '--out-dir', outDir], cliIo)) !== 0) fail('berrypack build failed');
-  const { readdirSync } = await import('node:fs');
   const bundleFile = path.join(outDir, readdirSync(outDir).find((f) => f.endsWith('.berry.json')));
   ids.cli = idOf(readFileSync(bundleFile));
 
@@ -66,6 +81,15 @@ try {
 
   say('$ berrypack check fixtures/broken/colon-trap   (a broken package is refused)');
   if ((await run(['check', 'fixtures/broken/colon-trap'])) !== 1) fail('the broken fixture should be refused');
+
+  if (runtime && 'createRuntime' in runtime) {
+    const messages = ['hello', 'which notes mention milk?'];
+    say(`$ printf '${messages.join('\\n')}\\n' | berrypack chat fixtures/conversation --agent assistant --script fixtures/runtime/scripts/conversation.json`);
+    const { Readable } = await import('node:stream');
+    const chatIo = { stdout: process.stdout, stderr: process.stderr, cwd: root, env: process.env, stdin: Readable.from(messages.map((m) => `${m}\n`)) };
+    // The answers stream back turn by turn; the conversation keeps its context between them.
+    if ((await run(['chat', 'fixtures/conversation', '--agent', 'assistant', '--script', 'fixtures/runtime/scripts/conversation.json'], chatIo)) !== 0) fail('the chat failed');
+  }
 } finally {
   rmSync(temp, { recursive: true, force: true });
 }

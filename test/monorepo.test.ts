@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isolatedTurboEnv } from '../scripts/scale/remote-cache.mjs';
 import { BIN, ROOT } from './support/cli.js';
 import { cleanup, copyFixtures } from './support/temp.js';
 
@@ -18,7 +19,7 @@ for (const p of ['text-kit', 'greeter', 'notes']) symlinkSync(path.join('..', 'p
 function turbo(): { status: Record<string, 'hit' | 'miss'>; output: string } {
   const result = spawnSync(path.join(ROOT, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=hash-only'], {
     cwd: repo,
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' },
+    env: isolatedTurboEnv(),
     encoding: 'utf8',
     timeout: 120_000,
   });

@@ -11,6 +11,7 @@ Commands:
   verify MANIFEST     build twice in different directories and compare the bytes
   types MANIFEST      write TypeScript declarations of the package's routines (berrypack-env.d.ts)
   run BUNDLE          run an agent or export of a bundle (or a plugin.json built in memory)
+  chat BUNDLE         converse with an agent: stdin lines are its messages, answers stream back
   replay JOURNAL      re-run a recorded execution from its journal and report any divergence
   method run|resume|confirm|status   run method/2 documents durably (see docs/methods.md)
 
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   types: async () => (await import('./commands/types.js')).typesCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
+  chat: async () => (await import('./commands/chat.js')).chatCommand,
   replay: async () => (await import('./commands/replay.js')).replayCommand,
   method: async () => (await import('./commands/method.js')).methodCommand,
 };

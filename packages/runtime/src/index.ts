@@ -3,22 +3,29 @@ export { loadBundle, type Bundle, type LoadBundleOptions } from './bundle/load-b
 export type { PackageContent, SourceEntry } from './bundle/content.js';
 export { createRuntime, type ExecutionSnapshot, type Runtime, type RuntimeOptions, type StartOptions, type StartTarget } from './runtime.js';
 export type { EnvValue, Preparation, PrepareOptions } from './prepare/prepare.js';
-export type { Outcome, Publication } from './execution/execution.js';
+export type { ExecutionEvent, Outcome, Publication } from './execution/execution.js';
+export { estimateTokens } from './execution/tokens.js';
+export { createMemorySessionStore, createSessionStore, type SessionBacking, type SessionData, type SessionStore, type SessionThread, type SessionView, type StateValue } from './session/store.js';
 export type { ExternalTool, ToolContext, ToolImplementation } from './execution/external-tool.js';
 export { BundleLoadError, PreparationError, RuntimeError, type CallError } from './errors.js';
 export { DEFAULT_LIMITS, type RuntimeLimits } from './limits.js';
 export type {
   ClassificationRequest,
   ClassificationResponse,
+  ContentPart,
   GenerationRequest,
   GenerationResponse,
   ModelBinding,
   ModelMessage,
   ModelProvider,
+  ModelSession,
   Script,
   ScriptResponse,
   ToolCall,
+  SessionProvider,
+  SessionRequest,
   ToolDefinition,
+  Usage,
 } from './providers/provider.js';
 export { createScriptedProvider } from './providers/scripted.js';
 export { createOpenAICompatibleProvider } from './providers/openai-compatible.js';

@@ -3,9 +3,11 @@ import type { Bundle } from './bundle/load-bundle.js';
 import { resolveTarget, type RoutineRef } from './bundle/routine-table.js';
 import { createDefaultSandbox } from './code/default-sandbox.js';
 import type { Sandbox } from './code/sandbox-types.js';
-import { RuntimeError } from './errors.js';
+import { failure, RuntimeError } from './errors.js';
+import { sessionReaders } from './session/readers.js';
+import type { SessionStore } from './session/store.js';
 import { jsonText } from './json.js';
-import { Execution, type Outcome, type Publication, type RuntimeServices } from './execution/execution.js';
+import { Execution, type ExecutionEvent, type Outcome, type Publication, type RuntimeServices } from './execution/execution.js';
 import { toolOf, type ExternalTool, type ToolImplementation } from './execution/external-tool.js';
 import { InputPort } from './execution/ports.js';
 import { runExecution } from './execution/run.js';
@@ -16,6 +18,7 @@ import { prepareBundle, preparedState, type Preparation, type PrepareOptions } f
 import { createOpenAICompatibleProvider } from './providers/openai-compatible.js';
 import type { ModelBinding, ModelProvider } from './providers/provider.js';
 import { createScriptedProvider } from './providers/scripted.js';
+import { continuationOf, type ContinueOptions } from './replay/continuation.js';
 import { replayExecution, type ReplayOptions, type ReplayReport } from './replay/replay.js';
 import { SchemaValidator } from './validate/validator.js';
 
@@ -33,6 +36,13 @@ export interface RuntimeOptions {
   defaultModel?: ModelBinding;
   /** The host clock (epoch ms) for deadlines and journal timestamps. @default Date.now */
   clock?: () => number;
+  /** Ask providers that can stream to stream: answers then arrive as `delta` events (`watch`). Journals keep final publications only. @default false */
+  stream?: boolean;
+  /**
+   * The session store serving the built-in readers `runtime.session.read` and
+   * `runtime.session.state.read` (a preparation still grants them). @default none: the host supplies the readers as tools
+   */
+  sessions?: SessionStore;
 }
 
 export type StartTarget = { agent: string } | { export: string };
@@ -40,6 +50,8 @@ export type StartTarget = { agent: string } | { export: string };
 export interface StartOptions {
   /** Host data recorded in the execution entry (the CLI records which bundle or manifest it ran). */
   meta?: Record<string, unknown>;
+  /** The session this execution belongs to (with `createRuntime({sessions})`); default: a new one. */
+  session?: string;
 }
 
 /** What `inspect` shows; reading it never starts or advances work (RUN-1). */
@@ -64,6 +76,16 @@ export interface Runtime {
   send(executionId: string, message: unknown): { id: string };
   /** Closes the input port: `context.receive()` answers null; unconsumed messages are not delivered again. */
   stop(executionId: string): void;
+  /** Subscribes to the execution's events (`delta`, `publication`, `call`, `end`), those so far first; returns the unsubscribe function. */
+  watch(executionId: string, listener: (event: ExecutionEvent) => void): () => void;
+  /** Cancels an in-flight call (a model decision, a tool call and what it runs): it fails `cancelled`, its provider or tool gets an aborted signal. False when the call is not in flight. */
+  cancel(executionId: string, callId: string): boolean;
+  /**
+   * Continues a stopped execution from its journal (RUN-14): a new execution of `preparation`
+   * (same bundle) that replays the recorded calls and outcomes without dispatching them again,
+   * then takes fresh input through `send`. Resolves with the new execution's id.
+   */
+  continue(preparation: Preparation, entries: readonly JournalEntry[], options?: ContinueOptions): Promise<{ executionId: string }>;
   /** Re-runs a recorded execution from its journal without dispatching effects again (RUN-5). */
   replay(bundle: Bundle, entries: readonly JournalEntry[], options?: ReplayOptions): Promise<ReplayReport>;
   /** Releases the sandbox (its workers); a code routine still running then fails. */
@@ -85,7 +107,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     ['openai-compatible', createOpenAICompatibleProvider()],
     ...Object.entries(options.providers ?? {}),
   ]);
-  const tools = new Map<string, ExternalTool>(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, toolOf(tool)]));
+  const tools = new Map<string, ExternalTool>([
+    ...(options.sessions ? sessionReaders(options.sessions) : []),
+    ...Object.entries(options.tools ?? {}).map(([name, tool]): [string, ExternalTool] => [name, toolOf(tool)]),
+  ]);
   const limits = resolveLimits(options.limits);
   const now = options.clock ?? Date.now;
   let sandbox: Promise<Sandbox> | undefined;
@@ -96,6 +121,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     limits,
     now,
     journal: options.journal,
+    stream: options.stream === true,
+    sessions: options.sessions,
     sandbox: () => (sandbox ??= options.sandbox ? Promise.resolve(options.sandbox) : createDefaultSandbox()),
   };
   const defaultModel = options.defaultModel ?? { provider: 'scripted' };
@@ -117,6 +144,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       // A copy: the caller may reuse its object; what was recorded is what ran.
       const given = input === undefined ? undefined : jsonInput(input);
       const exec = new Execution(`exec-${randomUUID()}`, state, services, now(), undefined);
+      options.sessions?.attach(exec.id, startOptions.session ?? `session-${randomUUID()}`, target);
       const port = routine.source.port;
       if (port?.input === true) exec.input = new InputPort(port.limits, routine.source.kind === 'model');
       const outcome = runExecution(exec, { routine, target, input: given, ...(startOptions.meta ? { meta: startOptions.meta } : {}) });
@@ -152,6 +180,35 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
     stop(executionId) {
       running(executionId).exec.input?.stop();
+    },
+
+    watch(executionId, listener) {
+      return running(executionId).exec.watch(listener);
+    },
+
+    cancel(executionId, callId) {
+      // The call and everything it runs: its descendants' ids start with its own.
+      const targets = [...running(executionId).exec.cancellable].filter(([id]) => id === callId || id.startsWith(`${callId}.`));
+      for (const [id, controller] of targets) controller.abort(failure('cancelled', `Call ${id} was cancelled by the host${id === callId ? '' : ` (with ${callId})`}`));
+      return targets.length > 0;
+    },
+
+    async continue(preparation, entries, continueOptions = {}) {
+      const state = preparedState(preparation);
+      const { header, replayer, messages } = continuationOf(entries, continueOptions, state.bundle.id);
+      const routine = startRoutine(state.root, header.target);
+      const exec = new Execution(`exec-${randomUUID()}`, state, services, now(), replayer);
+      const port = routine.source.port;
+      if (port?.input === true) {
+        exec.input = new InputPort(port.limits, routine.source.kind === 'model');
+        exec.input.continueAfter(messages);
+      }
+      const previous = options.sessions?.sessionOf(header.executionId);
+      options.sessions?.attach(exec.id, previous ?? `session-${randomUUID()}`, header.target);
+      const meta = continueOptions.meta ?? header.meta;
+      const outcome = runExecution(exec, { routine, target: header.target, input: header.input, continues: header.executionId, ...(meta ? { meta } : {}) });
+      executions.set(exec.id, { exec, outcome });
+      return { executionId: exec.id };
     },
 
     replay(bundle, entries, replayOptions = {}) {

@@ -36,4 +36,16 @@ describe('docs/runtime.md', () => {
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd()).toBe(printed);
   });
+
+  it('runs the conversation example exactly as written and prints what the doc says', () => {
+    const { code, printed } = blocks(readFileSync(DOC, 'utf8'), '<!-- example: conversation -->');
+    const built = createCompiler({}).build(path.join(ROOT, 'fixtures/conversation/plugin.json'));
+    expect(built.ok).toBe(true);
+    writeFileSync(path.join(dir, 'conversation.berry.json'), built.bundle!.bytes);
+    writeFileSync(path.join(dir, 'conversation.mjs'), code);
+    const result = spawnSync(process.execPath, ['conversation.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trimEnd()).toBe(printed);
+  });
 });

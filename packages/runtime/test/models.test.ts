@@ -247,6 +247,8 @@ describe('RUN-15: presentations publish through the caller output port: accepted
     expect(outcome.publications).toEqual([
       { id: 'p1', call: 'c1', source: 'presentation', value: { format: 'text', document: 'tides', title: early.id, fallback: 'working' } },
       { id: expect.any(String), call: 'c1', source: 'presentation', value: { format: 'markdown', document: 'Work done', title: 'Work', fallback: 'Work done' } },
+      // The model's completed text answer is a message on its output port (spec "Calls and continuations").
+      { id: expect.any(String), call: 'c1', source: 'model', kind: 'message', value: { parts: [{ text: 'presented' }] } },
     ]);
     const refused = journal.filter((e) => e.type === 'publication' && e.status === 'refused');
     expect(refused).toHaveLength(1);

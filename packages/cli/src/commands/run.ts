@@ -10,12 +10,16 @@ import {
   RuntimeError,
   type Bundle,
   type CallRecord,
+  type Preparation,
+  type Runtime,
   type RuntimeLimits,
+  type RuntimeOptions,
   type Script,
 } from '@berrypack/runtime';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
+import { createFileSessionStore } from '../session-files.js';
 import { displayPath } from '../paths.js';
 import { readRuntimeYaml, RUNTIME_YAML } from '../runtime-yaml.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
@@ -88,25 +92,36 @@ export async function loadTarget(cwd: string, arg: string, values: ParsedArgs['v
   }
 }
 
-export async function runCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, {
-    agent: { type: 'string' },
-    export: { type: 'string' },
-    input: { type: 'string' },
-    script: { type: 'string' },
-    journal: { type: 'string' },
-    timeout: { type: 'string' },
-    memory: { type: 'string' },
-    env: { type: 'string', multiple: true },
-    grant: { type: 'string', multiple: true },
-    ...COMPILER_OPTIONS,
-  });
-  if (values.help) {
-    io.stdout.write(RUN_HELP);
-    return 0;
-  }
-  const json = outputFormat(values) === 'json';
-  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE_OR_MANIFEST (see berrypack run --help)`);
+/** The flags of `run`; `chat` takes every one of them too (CONTRACTS "Conversations"). */
+export const RUN_OPTIONS = {
+  agent: { type: 'string' },
+  export: { type: 'string' },
+  input: { type: 'string' },
+  script: { type: 'string' },
+  journal: { type: 'string' },
+  timeout: { type: 'string' },
+  memory: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  grant: { type: 'string', multiple: true },
+  ...COMPILER_OPTIONS,
+} as const;
+
+/** A prepared run: what `run` and `chat` do before they start the execution. */
+export interface RunSetup {
+  runtime: Runtime;
+  preparation: Preparation;
+  loaded: LoadedTarget;
+  target: { agent: string } | { export: string };
+  input: unknown;
+}
+
+/**
+ * Reads the flags of `run`, loads the bundle or manifest, reads runtime.yaml and prepares it
+ * with a runtime made with `runtimeOptions` added. Usage errors throw; a bundle, runtime.yaml
+ * or preparation that fails is `{failed}`. The caller closes the runtime.
+ */
+export async function setUpRun(values: ParsedArgs['values'], positionals: string[], io: CliIo, command: string, runtimeOptions: (grants: string[]) => RuntimeOptions = () => ({})): Promise<RunSetup | { failed: RunReport }> {
+  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE_OR_MANIFEST (see berrypack ${command} --help)`);
   const agent = stringOption(values, 'agent');
   const exported = stringOption(values, 'export');
   if ((agent === undefined) === (exported === undefined)) throw new UsageError('Unexpected arguments, expected exactly one of --agent ID or --export NAME');
@@ -117,26 +132,55 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const journalFile = stringOption(values, 'journal');
 
   const loaded = await loadTarget(io.cwd, positionals[0]!, values);
-  if ('failed' in loaded) return print(io, json, loaded.failed);
+  if ('failed' in loaded) return loaded;
   const limits = targetLimits(io.cwd, loaded, flags);
-  if ('failed' in limits) return print(io, json, failedReport(null, [...loaded.diagnostics, limits.diagnostic], limits.failed));
+  if ('failed' in limits) return { failed: failedReport(null, [...loaded.diagnostics, limits.diagnostic], limits.failed) };
 
-  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}) });
+  const grants = (Array.isArray(values['grant']) ? values['grant'] : []).map(String);
+  // The CLI's file session store (.berrypack/sessions beside the manifest or bundle) serves
+  // $.session when the preparation grants its readers; nothing is written otherwise.
+  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: createFileSessionStore(path.join(path.dirname(loaded.source.path), '.berrypack/sessions')) } : {};
+  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...sessions, ...runtimeOptions(grants) });
   try {
-    let preparation;
-    try {
-      const grants = (Array.isArray(values['grant']) ? values['grant'] : []).map(String);
-      preparation = runtime.prepare(loaded.bundle, { env, grants, ...(script ? { models: { default: { provider: 'scripted', script } } } : {}) });
-    } catch (error) {
-      if (error instanceof PreparationError) return print(io, json, failedReport(null, loaded.diagnostics, errorOf(error)));
-      throw error;
-    }
+    const preparation = runtime.prepare(loaded.bundle, { env, grants, ...(script ? { models: { default: { provider: 'scripted', script } } } : {}) });
+    return { runtime, preparation, loaded, target: agent !== undefined ? { agent } : { export: exported! }, input };
+  } catch (error) {
+    await runtime.close();
+    if (error instanceof PreparationError) return { failed: failedReport(null, loaded.diagnostics, errorOf(error)) };
+    throw error;
+  }
+}
+
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, RUN_OPTIONS);
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return 0;
+  }
+  const json = outputFormat(values) === 'json';
+  // On a terminal answers stream as they arrive, on stderr with the other progress (CONTRACTS).
+  const live = io.stderr.isTTY === true && !json;
+  const setup = await setUpRun(values, positionals, io, 'run', () => (live ? { stream: true } : {}));
+  if ('failed' in setup) return print(io, json, setup.failed);
+  const { runtime, preparation, loaded, target, input } = setup;
+  try {
     let started;
     try {
-      started = await runtime.start(preparation, agent !== undefined ? { agent } : { export: exported! }, input, { meta: { source: loaded.source } });
+      started = await runtime.start(preparation, target, input, { meta: { source: loaded.source } });
     } catch (error) {
       if (error instanceof RuntimeError) throw new UsageError(error.message);
       throw error;
+    }
+    // `run` sends no messages: an entry with an input port gets its --input and then a closed
+    // port, so a conversation answers once and completes (`chat` holds one open).
+    runtime.stop(started.executionId);
+    if (live) {
+      let streaming: string | undefined;
+      runtime.watch(started.executionId, (event) => {
+        if (event.type === 'delta') io.stderr.write(safe(event.text, { multiline: true }));
+        if (event.type === 'delta') streaming = event.publication;
+        else if (event.type === 'publication' && event.publication.id === streaming) io.stderr.write('\n');
+      });
     }
     const outcome = await runtime.result(started.executionId);
     const report: RunReport =
@@ -176,11 +220,11 @@ export function targetLimits(cwd: string, loaded: LoadedTarget, flags: Partial<R
   return { ...settings.limits, ...flags };
 }
 
-function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {
+export function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {
   return { executionId, status: 'failed', diagnostics, calls, error: { code: error.code, message: error.message } };
 }
 
-function errorOf(error: unknown): { code: string; message: string } {
+export function errorOf(error: unknown): { code: string; message: string } {
   if (error instanceof RuntimeError) return { code: error.code, message: error.message };
   throw error;
 }

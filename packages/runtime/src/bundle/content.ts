@@ -68,6 +68,10 @@ export interface SourceEntry {
   readers?: string[];
   env?: string[];
   code?: { body: string; imports: string[]; map?: unknown };
+  /** Model conversation policies (docs/runtime.md, "Context management"). */
+  compaction?: { max_tokens: number; keep_turns: number; summary?: Target };
+  configure?: { fields: string[]; routine: Target };
+  route?: { routine: Target };
 }
 
 export interface Requirements {

@@ -11,8 +11,8 @@ export class Allowance {
     private calls: number,
     private steps: number,
     readonly concurrency: number,
-    /** Host epoch milliseconds; never shown to routine code. */
-    readonly deadline: number,
+    /** Host epoch milliseconds; never shown to routine code. A conversation renews it for each turn. */
+    public deadline: number,
     private readonly now: () => number,
   ) {}
 

@@ -5,6 +5,7 @@ import { isPlainObject } from '../json.js';
 import { runChain } from './chain.js';
 import type { CallState } from './call-state.js';
 import { evaluateExpression } from './expression.js';
+import { cancellable } from './cancel.js';
 import { callExternal } from './external.js';
 import { frameOf, type Scope } from './scope.js';
 
@@ -65,7 +66,7 @@ export function callTool(scope: Scope, key: string, input: unknown): AdmittedCal
       scope.semaphore.release();
     }
   };
-  const settled = run().then(
+  const settled = cancellable(exec, call, undefined, run).then(
     (output) => {
       exec.settle(call, { output });
       if (connection) present(scope, call, connection, 'completed', input, output);

@@ -9,6 +9,7 @@ import type { CallState } from './call-state.js';
 import { runCode } from './code-position.js';
 import { callExternal } from './external.js';
 import { evaluateExpression, readPath, selectCase } from './expression.js';
+import { isConversation } from './conversation.js';
 import { runModel } from './model-position.js';
 import { narrow, type Frame, type OutputPath, type Scope } from './scope.js';
 import type { Execution } from './execution.js';
@@ -113,7 +114,8 @@ async function runPosition(start: ChainStart, call: CallState, routine: RoutineR
   };
   let output: unknown;
   try {
-    output = await withinDeadline(start.allowance, `\`${routine.qualified}\``, work);
+    // A conversation bounds each turn by the deadline, not its waiting for input (conversation.ts).
+    output = isConversation(scope) ? await work(new AbortController().signal) : await withinDeadline(start.allowance, `\`${routine.qualified}\``, work);
   } finally {
     // RUN-10: accepted siblings are observed before the caller finishes, whatever happened.
     await Promise.allSettled([...scope.pending]);

@@ -36,7 +36,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     entry: source.path,
     input: scope.input,
     tools: [...declared, ...discovered],
-    context: { catalog: source.catalog === true, ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: scope.output !== undefined } },
+    context: { catalog: source.catalog === true, outcome: (source.tools ?? []).some((t) => t.options.async === true), ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: scope.output !== undefined } },
     clock: { epochMs: recorded?.epochMs ?? exec.epochMs },
     seed: recorded?.seed ?? 0,
     limits: { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, timeoutMs: Math.max(1, scope.allowance.remainingMs()), outputBytes: limits.outputBytes },
@@ -50,6 +50,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     },
   };
   if (source.catalog === true) host.catalog = async () => catalog(scope, [...declared, ...discovered]);
+  if (invocation.context.outcome) host.outcome = (callId) => asyncOutcome(scope, callId);
   if (invocation.context.ports.input) {
     host.receive = () => receive(scope);
   }
@@ -115,6 +116,19 @@ function catalog(scope: Scope, names: string[]): unknown {
       if (tool?.output !== undefined) entry['output'] = tool.output;
       return entry;
     });
+}
+
+/**
+ * `context.outcome(callId)` (RUN-7, docs/runtime.md "Async outcomes"): the correlated outcome
+ * of an async call this position made, once it settles: its output, or a rejection with its
+ * `{code, message}`. It reads the recorded outcome; it is not a call of its own.
+ */
+async function asyncOutcome(scope: Scope, callId: string): Promise<unknown> {
+  const call = scope.call.children.find((c) => c.id === callId && c.async);
+  if (!call) throw failure('unknown-call', `Unexpected context.outcome(${JSON.stringify(callId)}), expected the callId of an async call this routine made`);
+  await call.settled;
+  if (call.status === 'failed') throw failure(call.error!.code, call.error!.message);
+  return call.output;
 }
 
 /**

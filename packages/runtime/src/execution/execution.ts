@@ -6,9 +6,11 @@ import type { Journal } from '../journal/journal.js';
 import { Redactor } from '../journal/redact.js';
 import type { RuntimeLimits } from '../limits.js';
 import type { PreparedState } from '../prepare/prepare.js';
-import type { ModelProvider } from '../providers/provider.js';
+import { isPlainObject } from '../json.js';
+import type { ModelProvider, Usage } from '../providers/provider.js';
 import type { Replayer } from '../replay/replayer.js';
 import type { Sandbox } from '../code/sandbox-types.js';
+import type { SessionStore } from '../session/store.js';
 import type { SchemaValidator } from '../validate/validator.js';
 import { CallState } from './call-state.js';
 import type { ExternalTool } from './external-tool.js';
@@ -24,13 +26,25 @@ export interface RuntimeServices {
   /** The host clock: deadlines and journal timestamps; never shown to routine code. */
   now(): number;
   journal: Journal | undefined;
+  /** The host's `stream` option: providers that can stream are asked to (docs/runtime.md, "Streaming"). */
+  stream: boolean;
+  /** Serves `runtime.session.read` and `runtime.session.state.read`; route threads are recorded in it. */
+  sessions: SessionStore | undefined;
 }
+
+/** What `runtime.watch` delivers, in order (docs/runtime.md, "Watching an execution"). */
+export type ExecutionEvent =
+  | { type: 'delta'; publication: string; text: string }
+  | { type: 'publication'; publication: Publication }
+  | { type: 'call'; id: string; name: string; kind: string; status: 'pending' | 'completed' | 'failed'; usage?: Usage }
+  | { type: 'end'; status: 'completed' | 'failed'; output?: unknown; error?: CallError };
 
 /** A value published through an output port (RUN-14, RUN-15). */
 export interface Publication {
   id: string;
   call: string;
-  source: 'emit' | 'presentation';
+  /** `model`: a model routine's answer (`kind: message`), progress (`kind: progress`) or route (`kind: route`). */
+  source: 'emit' | 'presentation' | 'model';
   value: unknown;
   kind?: string;
   answers?: string;
@@ -57,6 +71,9 @@ export class Execution {
   status: 'running' | 'completed' | 'failed' = 'running';
   private readonly sequences = new Map<string, number>();
   private publicationCount = 0;
+  private readonly watchers = new Set<(event: ExecutionEvent) => void>();
+  /** In-flight calls that `runtime.cancel` can abort, by call id. */
+  readonly cancellable = new Map<string, AbortController>();
 
   constructor(
     readonly id: string,
@@ -73,7 +90,42 @@ export class Execution {
     const redacted = this.redactor.redact(entry);
     this.entries.push(redacted);
     // A replay re-runs the recorded execution; it never writes a second copy into a journal.
-    if (this.replay === undefined) this.services.journal?.append(redacted);
+    // A continuation does: it is a new execution that records everything again.
+    if (this.replay === undefined || this.replay.continuing) this.services.journal?.append(redacted);
+    if (this.watchers.size > 0) {
+      const event = eventOf(redacted, this.calls);
+      if (event) this.notify(event);
+    }
+  }
+
+  /** Subscribes to the execution's events; the ones so far are delivered first. */
+  watch(listener: (event: ExecutionEvent) => void): () => void {
+    for (const entry of this.entries) {
+      const event = eventOf(entry, this.calls);
+      if (event) listener(event);
+    }
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** Streamed text of a publication still being written: an event only, never journaled. */
+  delta(publication: string, text: string): void {
+    this.notify({ type: 'delta', publication, text: this.redactor.redact(text) });
+  }
+
+  /** A publication id taken before its value is known (the answer that streams into it). */
+  reservePublication(): string {
+    return `p${++this.publicationCount}`;
+  }
+
+  private notify(event: ExecutionEvent): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(event);
+      } catch {
+        // A host's listener that throws must not fail the execution.
+      }
+    }
   }
 
   at(): string {
@@ -130,7 +182,7 @@ export class Execution {
    * decision, an external tool, a template read); undefined when running live.
    */
   served(call: CallState): { output: unknown } | { error: CallError } | undefined {
-    if (!this.replay) return undefined;
+    if (!this.replay || this.replay.live(call.id)) return undefined;
     try {
       return this.replay.outcome(call.id);
     } catch (error) {
@@ -146,8 +198,8 @@ export class Execution {
     return n;
   }
 
-  publish(call: CallState, publication: Omit<Publication, 'id' | 'call'> & { status?: 'published' | 'refused'; error?: CallError }): void {
-    const id = `p${++this.publicationCount}`;
+  publish(call: CallState, publication: Omit<Publication, 'id' | 'call'> & { status?: 'published' | 'refused'; error?: CallError; id?: string }): void {
+    const id = publication.id ?? `p${++this.publicationCount}`;
     const entry: PublicationEntry = { type: 'publication', executionId: this.id, id, call: call.id, source: publication.source, status: publication.status ?? 'published', at: this.at() };
     if (publication.error) entry.error = publication.error;
     if (entry.status === 'published') {
@@ -159,6 +211,8 @@ export class Execution {
       if (publication.answers !== undefined) published.answers = publication.answers;
       this.publications.push(published);
     }
+    // A continuation's replayed part published these already, to the host and in its journal.
+    if (this.replay?.continuing && !this.replay.wentLive) return;
     this.append(entry);
   }
 
@@ -170,6 +224,33 @@ export class Execution {
     const publications = this.redactor.redact(this.publications);
     if ('error' in result) return { executionId: this.id, status: 'failed', error: this.redactor.redact(result.error), calls: this.records(), publications };
     return { executionId: this.id, status: 'completed', output: this.redactor.redact(result.output), calls: this.records(), publications };
+  }
+}
+
+/** The event of a (redacted) journal entry; messages and refused publications have none. */
+function eventOf(entry: JournalEntry, calls: readonly CallState[]): ExecutionEvent | undefined {
+  switch (entry.type) {
+    case 'call':
+      return { type: 'call', id: entry.id, name: entry.name, kind: entry.kind, status: 'pending' };
+    case 'outcome': {
+      const call = calls.find((c) => c.id === entry.id);
+      const event: ExecutionEvent = { type: 'call', id: entry.id, name: call?.name ?? '', kind: call?.kind ?? '', status: entry.status };
+      // A model decision's usage (reported or estimated) travels with its completion.
+      const usage = entry.status === 'completed' && call?.kind === 'model' && isPlainObject(entry.output) ? entry.output['usage'] : undefined;
+      if (isPlainObject(usage)) event.usage = usage as unknown as Usage;
+      return event;
+    }
+    case 'publication': {
+      if (entry.status !== 'published') return undefined;
+      const publication: Publication = { id: entry.id, call: entry.call, source: entry.source, value: entry.value };
+      if (entry.kind !== undefined) publication.kind = entry.kind;
+      if (entry.answers !== undefined) publication.answers = entry.answers;
+      return { type: 'publication', publication };
+    }
+    case 'end':
+      return entry.status === 'completed' ? { type: 'end', status: 'completed', ...('output' in entry ? { output: entry.output } : {}) } : { type: 'end', status: 'failed', error: entry.error };
+    default:
+      return undefined;
   }
 }
 

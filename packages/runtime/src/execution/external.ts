@@ -1,4 +1,5 @@
-import { failure } from '../errors.js';
+import { CallFailure, failure } from '../errors.js';
+import { cancellable } from './cancel.js';
 import { jsonText } from '../json.js';
 import { formatErrors } from '../validate/validator.js';
 import { withinDeadline, type Allowance } from './allowance.js';
@@ -23,14 +24,17 @@ export async function callExternal(exec: Execution, call: CallState, name: strin
     const check = validator.validate({ document: JSON.stringify(tool.input) }, input);
     if (!check.ok) throw failure('invalid-input', `Unexpected input for tool \`${name}\`: ${formatErrors(check.errors)}`);
   }
-  const returned = await withinDeadline(allowance, `tool \`${name}\``, async (signal) => {
+  const returned = await withinDeadline(allowance, `tool \`${name}\``, (deadline) =>
+    cancellable(exec, call, deadline, async (signal) => {
     try {
       return await tool.invoke(input, { executionId: exec.id, callId: call.id, signal });
     } catch (error) {
+      if (signal.aborted && signal.reason instanceof CallFailure) throw signal.reason;
       if (error instanceof Error && 'code' in error && typeof error.code === 'string') throw failure(error.code, error.message);
       throw failure('tool-failed', `Tool \`${name}\` failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-  });
+    }),
+  );
   // A tool that returns nothing answered with no value: null, since a call's outcome is JSON.
   const output = returned === undefined ? null : returned;
   jsonText(output, `the output of tool \`${name}\``);

@@ -59,6 +59,19 @@ export class InputPort {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  /** Takes every message already waiting, without waiting for more (a conversation's turn is one batch). */
+  drain(): PortMessage[] {
+    if (this.stopped) return [];
+    const taken = this.queue.splice(0);
+    for (const message of taken) this.take(message);
+    return taken;
+  }
+
+  /** Numbers new messages after those of the execution a continuation continues. */
+  continueAfter(count: number): void {
+    this.accepted = Math.max(this.accepted, count);
+  }
+
   stop(): void {
     this.stopped = true;
     for (const waiter of this.waiting.splice(0)) waiter(null);

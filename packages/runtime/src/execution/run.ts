@@ -10,6 +10,8 @@ export interface RunRequest {
   target: { agent: string } | { export: string };
   input: unknown;
   meta?: Record<string, unknown>;
+  /** The execution a continuation continues. */
+  continues?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function runExecution(exec: Execution, request: RunRequest): Promis
   };
   if (input !== undefined) header.input = input;
   if (request.meta !== undefined) header.meta = request.meta;
+  if (request.continues !== undefined) header.continues = request.continues;
   exec.append(header);
   let result: { output: unknown } | { error: ReturnType<typeof toCallError> };
   let root;

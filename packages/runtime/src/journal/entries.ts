@@ -1,7 +1,7 @@
 import type { CallError } from '../errors.js';
 
 /** What a call is: see docs/runtime.md, "Journal". */
-export type CallKind = 'entry' | 'tool' | 'next' | 'model' | 'read' | 'receive';
+export type CallKind = 'entry' | 'tool' | 'next' | 'model' | 'read' | 'receive' | 'route' | 'configure' | 'compaction';
 
 /** The start of an execution: everything replay needs besides the bundle and the recorded calls. */
 export interface ExecutionEntry {
@@ -22,6 +22,8 @@ export interface ExecutionEntry {
   at: string;
   /** Host data an embedder attaches (the CLI records the bundle or manifest it ran). */
   meta?: Record<string, unknown>;
+  /** The execution this one continues (runtime.continue): its calls were replayed, then it went on. */
+  continues?: string;
 }
 
 export interface CallEntry {
@@ -56,7 +58,7 @@ export interface PublicationEntry {
   id: string;
   /** The call whose port published it. */
   call: string;
-  source: 'emit' | 'presentation';
+  source: 'emit' | 'presentation' | 'model';
   status: 'published' | 'refused';
   value?: unknown;
   kind?: string;

@@ -7,6 +7,7 @@ import { READERS, UI_PUBLISH, type ExternalTool } from '../execution/external-to
 import { REDACTED } from '../journal/redact.js';
 import type { ModelBinding, ModelProvider } from '../providers/provider.js';
 import { reachableFrom } from './reachable.js';
+import { checkSessionModel } from './session-profile.js';
 
 /** An env placeholder's value; `secret` values are redacted from every journal. */
 export type EnvValue = string | { value: string; secret?: boolean };
@@ -97,7 +98,6 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     for (const reader of routine.source.readers ?? []) readers.add(reader);
     for (const name of routine.source.env ?? []) envNames.add(name);
     if ((routine.source.tools ?? []).some((t) => isPlainObject(t.options) && t.options.presentation !== undefined)) ui = true;
-    checkModel(routine);
   }
   for (const reader of readers) {
     if (!grants.has(reader)) {
@@ -119,6 +119,7 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   for (const routine of routines.values()) {
     if (routine.source.kind !== 'model') continue;
     const binding = bindModel(routine, options.models, ctx);
+    checkSessionModel(routine, binding, ctx.providers.get(binding.provider), grants);
     models.set(routine.qualified, deepFreeze({ ...binding }));
     if (binding.apiKey) secrets.push(binding.apiKey);
     headerModels[routine.qualified] = binding.model === undefined ? { provider: binding.provider } : { provider: binding.provider, model: binding.model };
@@ -139,14 +140,6 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }),
   );
   return preparation;
-}
-
-function checkModel(routine: RoutineRef): void {
-  if (routine.source.kind !== 'model') return;
-  const select = routine.source.model?.['select'];
-  if (isPlainObject(select) && select['interaction'] === 'session') {
-    throw new PreparationError('unsupported', `Unexpected session model \`${routine.qualified}\`, expected request or stream interaction: this runtime does not open model sessions`, routine.qualified);
-  }
 }
 
 function bindModel(routine: RoutineRef, given: PrepareOptions['models'], ctx: PrepareContext): ModelBinding {

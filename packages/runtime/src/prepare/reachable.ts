@@ -33,8 +33,18 @@ export function reachableFrom(root: PackageView): Reachable {
     const routine = queue.shift()!;
     for (const tool of routine.source.tools ?? []) visit(routine.pkg, tool.target, routine.qualified);
     for (const target of nextTargets(routine.source.next)) visit(routine.pkg, target, routine.qualified);
+    for (const target of policyTargets(routine.source)) visit(routine.pkg, target, routine.qualified);
   }
   return { routines, externals };
+}
+
+/** The routines a model's `compaction.summary`, `configure` and `route` call: reachable like tools. */
+export function policyTargets(source: RoutineRef['source']): Target[] {
+  const targets: Target[] = [];
+  if (source.compaction?.summary) targets.push(source.compaction.summary);
+  if (source.configure) targets.push(source.configure.routine);
+  if (source.route) targets.push(source.route.routine);
+  return targets;
 }
 
 export function nextTargets(next: NextEntry | undefined): (Target | null)[] {

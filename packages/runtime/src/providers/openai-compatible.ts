@@ -1,4 +1,5 @@
 import { isPlainObject } from '../json.js';
+import { readCompletionStream, usageOf } from './sse.js';
 import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelMessage, ModelProvider, ToolCall } from './provider.js';
 
 /** Function names an OpenAI-compatible API accepts; declared names with dots are mapped onto them. */
@@ -14,7 +15,7 @@ const SETTING_NAMES: Record<string, string> = { max_output_tokens: 'max_tokens',
  */
 export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch } = {}): ModelProvider {
   const doFetch = options.fetch ?? fetch;
-  const complete = async (request: GenerationRequest, signal: AbortSignal): Promise<GenerationResponse> => {
+  const complete = async (request: GenerationRequest, signal: AbortSignal, onText?: (chunk: string) => void): Promise<GenerationResponse> => {
     const { connection } = request;
     if (!connection.baseUrl) throw new Error(`Missing baseUrl in the model binding of \`${request.routine}\`, expected the API's base URL`);
     const names = functionNames(request.tools.map((t) => t.name));
@@ -30,16 +31,24 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
       }));
     }
     if (request.output !== undefined) body['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: request.output } };
+    if (onText) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
     const headers: Record<string, string> = { 'content-type': 'application/json', ...connection.headers };
     if (connection.apiKey) headers['authorization'] = `Bearer ${connection.apiKey}`;
     const url = `${connection.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    // Streamed (server-sent events, providers/sse.ts): parsed into the body a plain request returns.
+    if (onText && response.ok && response.body && /text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
+      const streamed = await readCompletionStream(response.body, onText);
+      return withUsage(fromApiResponse(streamed, names.fromApi), streamed);
+    }
     const text = await response.text();
     if (!response.ok) throw new Error(`Unexpected HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
-    return fromApiResponse(parse(text, url), names.fromApi);
+    const parsed = parse(text, url);
+    return withUsage(fromApiResponse(parsed, names.fromApi), parsed);
   };
   return {
-    generate: complete,
+    generate: (request, signal) => complete(request, signal),
+    stream: complete,
     async classify(request: ClassificationRequest, signal: AbortSignal): Promise<ClassificationResponse> {
       const content = typeof request.input === 'string' ? request.input : JSON.stringify(request.input ?? null);
       const answer = await complete({ ...request, messages: [{ role: 'user', content }], tools: [] }, signal);
@@ -48,6 +57,11 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
       return answer.finish === 'length' ? { output, finish: 'length' } : { output, finish: 'stop' };
     },
   };
+}
+
+function withUsage(response: GenerationResponse, body: unknown): GenerationResponse {
+  const usage = usageOf(body);
+  return usage === undefined ? response : { ...response, usage };
 }
 
 function functionNames(declared: string[]): { toApi: Map<string, string>; fromApi: Map<string, string> } {
@@ -102,7 +116,9 @@ function fromApiResponse(body: unknown, fromApi: Map<string, string>): Generatio
       const id = isPlainObject(call) && typeof call['id'] === 'string' ? call['id'] : `call-${i}`;
       return { id, name: fromApi.get(name) ?? name, input };
     });
-    return { toolCalls, finish: 'tool_calls' };
+    // Prose beside the tool calls is kept: the runtime publishes it as progress.
+    const prose = typeof message['content'] === 'string' && message['content'] !== '' ? { text: message['content'] } : {};
+    return { toolCalls, ...prose, finish: 'tool_calls' };
   }
   const content = typeof message['content'] === 'string' ? message['content'] : '';
   return { text: content, finish };

@@ -9,6 +9,41 @@ export interface ModelProvider {
   generate(request: GenerationRequest, signal: AbortSignal): Promise<GenerationResponse>;
   /** Classification (CLS); without it the runtime asks `generate` for the declared output. */
   classify?(request: ClassificationRequest, signal: AbortSignal): Promise<ClassificationResponse>;
+  /**
+   * Streaming generation, used when the host runs with `stream: true`: `onText` receives the
+   * answer's text as it arrives; the promise resolves with the same complete response
+   * `generate` would give. A provider without it is asked through `generate`.
+   */
+  stream?(request: GenerationRequest, signal: AbortSignal, onText: (chunk: string) => void): Promise<GenerationResponse>;
+  /** True when the provider reads `parts` of user messages (media: raw, url, file); otherwise media parts are refused. */
+  parts?: boolean;
+  /** Bounded model sessions (`interaction: session`, explicit trigger); without it such routines are refused at preparation. */
+  session?: SessionProvider;
+}
+
+/** One bounded provider context per prompt (docs/runtime.md, "Bounded model sessions"). */
+export interface SessionProvider {
+  open(request: SessionRequest, signal: AbortSignal): Promise<ModelSession>;
+}
+
+export interface SessionRequest extends Omit<GenerationRequest, 'messages' | 'output'> {
+  /** The prompt: the routine's input as the first user message. */
+  messages: ModelMessage[];
+}
+
+export interface ModelSession {
+  /** The session's answer to what it has been sent: text, or tool calls to run before `send`ing their results. */
+  next(signal: AbortSignal): Promise<GenerationResponse>;
+  /** Tool results (role `tool`) for the calls the last answer asked for. */
+  send(messages: ModelMessage[]): void;
+  close(): void;
+}
+
+/** Token counts of one decision; `estimated` when the provider reported none (docs/runtime.md, "Token estimates"). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  estimated?: true;
 }
 
 /** How a routine reaches a model: chosen at preparation, never by the bundle. */
@@ -25,9 +60,13 @@ export interface ModelBinding {
   script?: Script;
   /** Extra request headers of an HTTP provider. */
   headers?: Record<string, string>;
+  /** The model's context window in tokens: default context management keeps a conversation within it. */
+  context_length?: number;
+  /** JSON Schema of the model's settings (the catalog's `settings`): `configure` output is checked against it. */
+  settings?: unknown;
 }
 
-export type ScriptResponse = { output: unknown } | { text: string } | { toolCalls: { name: string; input?: unknown }[] };
+export type ScriptResponse = { output: unknown } | { text: string } | { toolCalls: { name: string; input?: unknown }[]; text?: string };
 export type Script = Record<string, ScriptResponse[]>;
 
 export interface ToolDefinition {
@@ -44,8 +83,11 @@ export interface ToolCall {
   input: unknown;
 }
 
+/** A part of native model content (`{parts: [...]}`, RUN-14). */
+export type ContentPart = Record<string, unknown>;
+
 export type ModelMessage =
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; parts?: ContentPart[] }
   | { role: 'assistant'; content?: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; callId: string; name: string; content: string };
 
@@ -74,6 +116,6 @@ export interface ClassificationRequest extends RequestBase {
 }
 
 /** `finish: 'length'` means the output limit was reached: a failure, never a partial success. */
-export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls' };
+export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls'; usage?: Usage };
 
-export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length' };
+export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length'; usage?: Usage };

@@ -19,17 +19,43 @@ export function createScriptedProvider(options: { script?: Script } = {}): Model
     if (!Array.isArray(responses) || responses.length === 0) return undefined;
     return checkResponse(responses[Math.min(request.sequence, responses.length - 1)], request.routine);
   };
-  return {
-    async generate(request: GenerationRequest): Promise<GenerationResponse> {
-      const response = scripted(request);
-      if (response !== undefined) {
-        if ('toolCalls' in response) {
-          return { toolCalls: response.toolCalls.map((c, i) => ({ id: `call-${request.sequence}-${i}`, name: c.name, input: c.input ?? {} })), finish: 'tool_calls' };
-        }
-        return { ...response, finish: 'stop' };
+  const generate = async (request: GenerationRequest): Promise<GenerationResponse> => {
+    const response = scripted(request);
+    if (response !== undefined) {
+      if ('toolCalls' in response) {
+        const toolCalls = response.toolCalls.map((c, i) => ({ id: `call-${request.sequence}-${i}`, name: c.name, input: c.input ?? {} }));
+        return { toolCalls, ...(response.text === undefined ? {} : { text: response.text }), finish: 'tool_calls' };
       }
-      if (request.output === undefined) return { text: `Scripted answer from ${request.routine}.`, finish: 'stop' };
-      return { output: synthesize(request.output, accepts(request.output)), finish: 'stop' };
+      return { ...response, finish: 'stop' };
+    }
+    if (request.output === undefined) return { text: `Scripted answer from ${request.routine}.`, finish: 'stop' };
+    return { output: synthesize(request.output, accepts(request.output)), finish: 'stop' };
+  };
+  return {
+    generate,
+    parts: true,
+    // Streams the text answer in chunks of a few words, so hosts and tests see `delta` events.
+    async stream(request, signal, onText) {
+      const response = await generate(request);
+      if ('text' in response && typeof response.text === 'string') {
+        for (const chunk of chunks(response.text)) {
+          if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          onText(chunk);
+          await Promise.resolve();
+        }
+      }
+      return response;
+    },
+    session: {
+      // A bounded session answers with the routine's scripted responses in order, from its first.
+      async open(request) {
+        let n = 0;
+        return {
+          next: async () => generate({ ...request, sequence: n++, messages: [] }),
+          send: () => undefined,
+          close: () => undefined,
+        };
+      },
     },
     async classify(request: ClassificationRequest): Promise<ClassificationResponse> {
       const response = scripted(request);
@@ -40,13 +66,21 @@ export function createScriptedProvider(options: { script?: Script } = {}): Model
   };
 }
 
+/** Text in chunks of up to three words, spaces kept, so the chunks join to the exact text. */
+export function chunks(text: string): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += 3) out.push(words.slice(i, i + 3).join(''));
+  return out;
+}
+
 function checkResponse(response: unknown, routine: string): ScriptResponse {
   const keys = isPlainObject(response) ? Object.keys(response) : [];
-  const ok =
-    keys.length === 1 &&
-    ((keys[0] === 'output') ||
-      (keys[0] === 'text' && typeof (response as { text: unknown }).text === 'string') ||
-      (keys[0] === 'toolCalls' && Array.isArray((response as { toolCalls: unknown }).toolCalls) && (response as { toolCalls: unknown[] }).toolCalls.every((c) => isPlainObject(c) && typeof c['name'] === 'string')));
-  if (!ok) throw new Error(`Unexpected script response ${JSON.stringify(response)} for \`${routine}\`, expected {"output": value}, {"text": "…"} or {"toolCalls": [{"name", "input"}]}`);
+  const r = response as { text?: unknown; toolCalls?: unknown };
+  const calls = Array.isArray(r.toolCalls) && r.toolCalls.every((c) => isPlainObject(c) && typeof c['name'] === 'string');
+  const single = keys.length === 1 && (keys[0] === 'output' || (keys[0] === 'text' && typeof r.text === 'string') || (keys[0] === 'toolCalls' && calls));
+  const withProse = keys.length === 2 && calls && typeof r.text === 'string';
+  const ok = single || withProse;
+  if (!ok) throw new Error(`Unexpected script response ${JSON.stringify(response)} for \`${routine}\`, expected {"output": value}, {"text": "…"} or {"toolCalls": [{"name", "input"}], "text"?: "prose beside them"}`);
   return response as ScriptResponse;
 }

@@ -72,6 +72,8 @@ export async function replayExecution(bundle: Bundle, entries: readonly JournalE
   const standIn: ModelProvider = {
     generate: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model decision without a recorded outcome')),
     classify: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model decision without a recorded outcome')),
+    // A replay never reopens a session: every answer of one is a recorded decision.
+    session: { open: () => Promise.reject(failure('replay-missing-outcome', 'Unexpected model session without recorded answers')) },
   };
   const providerNames = new Set(Object.values(header.models).map((m) => m.provider));
   const providers = new Map<string, ModelProvider>([...providerNames].map((name) => [name, standIn]));

@@ -48,6 +48,12 @@ interface Recorded {
  */
 export class Replayer {
   divergence: Divergence | undefined;
+  /** A continuation (runtime.continue): calls past the recording run live and are journaled again. */
+  continuing = false;
+  /** True once a continuation admitted its first live call: what it publishes from then on is new. */
+  wentLive = false;
+  /** Calls admitted past the end of a continued recording: dispatched for real. */
+  private readonly liveCalls = new Set<string>();
   /** Set by `finish()` when the recording has no `end` entry. */
   incomplete: IncompleteRecording | undefined;
   readonly header: ExecutionEntry;
@@ -82,6 +88,10 @@ export class Replayer {
     }
   }
 
+  live(id: string): boolean {
+    return this.liveCalls.has(id);
+  }
+
   clock(id: string): { epochMs: number; seed: number } | undefined {
     return this.recorded.get(id)?.call.clock;
   }
@@ -90,6 +100,12 @@ export class Replayer {
     this.seen.add(entry.id);
     const recorded = this.recorded.get(entry.id);
     const replayed = describe(entry);
+    if (!recorded && this.continuing) {
+      // Past what a continuation replays: this call runs for real.
+      this.liveCalls.add(entry.id);
+      this.wentLive = true;
+      return;
+    }
     if (!recorded && this.cut && this.pastTheEnd(entry)) {
       // Past the end of an incomplete recording: not a divergence, there is nothing to compare with.
       const beyond = { at: entry.id, ...replayed };
@@ -123,7 +139,7 @@ export class Replayer {
   /** A re-run call settled: its outcome must be the recorded one. */
   settled(record: CallRecord): void {
     // Once the replay stopped early, calls settle as it unwinds: nothing left to compare.
-    if (this.halted) return;
+    if (this.halted || this.liveCalls.has(record.id)) return;
     const recorded = this.recorded.get(record.id);
     if (!recorded?.outcome) return;
     const expected = recorded.outcome.status === 'completed' ? settledAs('completed', recorded.outcome.output) : settledAs('failed', recorded.outcome.error);

@@ -237,6 +237,12 @@ method('receipt', function receipt(promise) {
   return admission;
 });
 if (config.catalog) method('catalog', function catalog() { return op('catalog'); });
+if (config.outcome) {
+  method('outcome', function outcome(callId) {
+    if (typeof callId !== 'string') return reject(new TypeErrorC('context.outcome expects the callId of an async call'));
+    return op('outcome', callId);
+  });
+}
 if (config.ports.input) method('receive', function receive() { return op('receive'); });
 if (config.ports.output) {
   method('emit', function emit(value, kind, answers) {

@@ -29,7 +29,8 @@ export interface SandboxInvocation {
   input: unknown;
   /** The exact keys of the guest `tools` object (literal declared names, e.g. 'notes.compose'); each is an async function (input) => output. */
   tools: string[];
-  context: { catalog: boolean; ports: { input: boolean; output: boolean } };
+  /** `outcome`: offer context.outcome(callId) (a routine with an async tool connection). */
+  context: { catalog: boolean; outcome?: boolean; ports: { input: boolean; output: boolean } };
   /** What Date.now(), new Date() and performance.now() (relative 0) see: fixed per invocation. */
   clock: { epochMs: number };
   /** Seed of Math.random and crypto.getRandomValues: same seed → same sequence. */
@@ -55,6 +56,8 @@ export interface SandboxHost {
   callTool(name: string, input: unknown): Promise<{ callId: string; executionId: string | null; outcome: Promise<unknown> }>;
   /** context.catalog(), only when context.catalog is true. */
   catalog?(): Promise<unknown>;
+  /** context.outcome(callId): the later outcome of an async call the routine made (RUN-7). */
+  outcome?(callId: string): Promise<unknown>;
   /** context.receive(), only with ports.input. */
   receive?(): Promise<unknown>;
   /** context.emit(...), only with ports.output. */

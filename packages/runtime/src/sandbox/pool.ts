@@ -149,6 +149,7 @@ export class WorkerPool implements Sandbox {
       input,
       tools: [...new Set(invocation.tools)],
       catalog: invocation.context.catalog === true,
+      outcome: invocation.context.outcome === true,
       ports: { input: invocation.context.ports.input === true, output: invocation.context.ports.output === true },
       epochMs: invocation.clock.epochMs,
       seed: invocation.seed,
@@ -300,6 +301,9 @@ export class WorkerPool implements Sandbox {
       if (op === 'catalog') {
         if (!invocation.context.catalog || host.catalog === undefined) return refuse('unavailable', 'context.catalog is not available to this routine');
         pending = Promise.resolve(host.catalog());
+      } else if (op === 'outcome') {
+        if (invocation.context.outcome !== true || host.outcome === undefined || value === undefined) return refuse('unavailable', 'context.outcome is not available to this routine');
+        pending = Promise.resolve(host.outcome(value));
       } else if (op === 'receive') {
         if (!invocation.context.ports.input || host.receive === undefined) return refuse('unavailable', 'context.receive is not available to this routine');
         pending = Promise.resolve(host.receive());

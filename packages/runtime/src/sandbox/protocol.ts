@@ -25,6 +25,8 @@ export interface InvokeMessage {
   input: string | undefined;
   tools: string[];
   catalog: boolean;
+  /** context.outcome, for a routine with an async tool connection. */
+  outcome: boolean;
   ports: { input: boolean; output: boolean };
   epochMs: number;
   seed: number;
@@ -41,7 +43,7 @@ export type ToWorker =
   | { t: 'settle'; id: number; seq: number; ok: false; code: string; message: string }
   | { t: 'cancel'; id: number };
 
-export type GuestOp = 'catalog' | 'receive' | 'emit';
+export type GuestOp = 'catalog' | 'receive' | 'emit' | 'outcome';
 
 export type RawResult =
   | { ok: true; output: string }

@@ -275,6 +275,7 @@ class Run {
         JSON.stringify({
           tools: this.msg.tools,
           catalog: this.msg.catalog,
+          outcome: this.msg.outcome,
           ports: this.msg.ports,
           outputBytes: this.msg.limits.outputBytes,
           cryptoSeed: seeds.cryptoSeed,
@@ -455,7 +456,7 @@ class Run {
       }
       case 'op': {
         const op = str(2);
-        if (op !== 'catalog' && op !== 'receive' && op !== 'emit') break;
+        if (op !== 'catalog' && op !== 'receive' && op !== 'emit' && op !== 'outcome') break;
         this.outstanding++;
         post({ t: 'op', id: this.msg.id, seq, op: op satisfies GuestOp, value: str(3), kind: str(4), answers: str(5) });
         break;

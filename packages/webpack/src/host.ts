@@ -1,0 +1,42 @@
+/**
+ * What the plugin uses of webpack 5's and Rspack's compiler, compilation and loader context. Both
+ * hosts satisfy these shapes (test/types checks a webpack and an Rspack configuration), so the
+ * package's types need neither host installed.
+ */
+export interface HostCompiler {
+  options: { context?: string | undefined; module: { rules: unknown[] } };
+  webpack: {
+    WebpackError: new (message?: string) => Error;
+    sources: { RawSource: new (source: Buffer) => unknown };
+    Compilation: { PROCESS_ASSETS_STAGE_ADDITIONAL: number };
+  };
+  hooks: {
+    thisCompilation: { tap(name: string, fn: (compilation: HostCompilation) => void): void };
+    shutdown: { tap(name: string, fn: () => void): void };
+  };
+}
+
+export interface HostCompilation {
+  errors: Error[];
+  warnings: Error[];
+  hooks: {
+    finishModules: { tapPromise(name: string, fn: (modules: Iterable<HostModule>) => Promise<void>): void };
+    processAssets: { tap(options: { name: string; stage: number }, fn: () => void): void };
+  };
+  emitAsset(file: string, source: never, info?: { immutable?: boolean }): void;
+  getAsset(file: string): unknown;
+  getLogger(name: string): { info(...args: unknown[]): void };
+}
+
+/** A module of the compilation; a normal module has the `resource` it was loaded from. */
+export interface HostModule {
+  identifier(): string;
+  readonly resource?: unknown;
+}
+
+export interface HostLoaderContext {
+  resourcePath: string;
+  addDependency(file: string): void;
+  addContextDependency(directory: string): void;
+  addMissingDependency(file: string): void;
+}

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  createBuildMemo,
+  createCompiler,
+  isBerryImport,
+  manifestForImport,
+  nodeHost,
+  renderImportModule,
+  resolvePluginOptions,
+  type BuildResult,
+  type BundleFile,
+  type Diagnostic,
+  type PluginOptions as Options,
+} from '@berrypack/compiler';
+import { createFilter } from '@rollup/pluginutils';
+import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
+import { displayPath, toWebpackError } from './to-webpack-error.js';
+
+const NAME = 'berrypack';
+const SUFFIX = '?berrypack';
+/** Imports worth a look without our suffix: a plugin.json or a `.md`. */
+const CANDIDATE = /(?:^|[\\/])plugin\.json$|\.md$/;
+/** The same file from src/ and dist/: the package's loader.cjs. */
+const LOADER = fileURLToPath(new URL('../loader.cjs', import.meta.url));
+/**
+ * Where the loader finds the plugin instance its options name. A global symbol, not a module
+ * variable: the host loads the loader file by itself, possibly as another copy of this module.
+ */
+const REGISTRY = Symbol.for('@berrypack/webpack');
+let applied = 0;
+
+/** What webpack and Rspack take in `plugins`. */
+export interface WebpackPlugin {
+  name: string;
+  apply(compiler: HostCompiler): void;
+}
+
+/** What the loader calls (loader.cjs). */
+interface LoaderTarget {
+  load(context: HostLoaderContext): Promise<string>;
+}
+
+/**
+ * webpack 5 and Rspack plugin: `import app from './my-plugin/plugin.json'` compiles the package,
+ * emits its bundle and resource blobs as assets, and gives a module describing it;
+ * `import route from './my-plugin/triage/route.md'` gives one of its routines.
+ */
+export function berrypack(options?: Options): WebpackPlugin {
+  const settings = resolvePluginOptions(options);
+  const filter = createFilter(settings.include, settings.exclude);
+  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
+  const compiler = createCompiler(settings.compiler);
+  const fatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
+
+  /** The file a module's `resource` (path and query) is ours to build from, if it is. */
+  function claimed(resource: string): string | undefined {
+    if (resource.endsWith(SUFFIX)) {
+      const file = resource.slice(0, -SUFFIX.length);
+      return filter(file) ? file : undefined;
+    }
+    return CANDIDATE.test(resource) && filter(resource) && isBerryImport(resource, nodeHost) ? resource : undefined;
+  }
+
+  return {
+    name: NAME,
+    apply(host) {
+      const instance = `${process.pid}:${++applied}`;
+      // Per compilation, so a package imported by several modules is compiled and reported once.
+      const builds = createBuildMemo(compiler);
+      const context = host.options.context ?? process.cwd();
+
+      async function build(manifest: string): Promise<BuildResult> {
+        try {
+          await builds.prepare(manifest);
+          return builds.build(manifest).result;
+        } catch (error) {
+          // The compiler reports bad input as diagnostics; this is a fault of ours, said in one line.
+          throw loaderError(`Unexpected internal error building ${displayPath(manifest, context)}: ${(error as Error).message}`);
+        }
+      }
+
+      const target: LoaderTarget = {
+        async load(loader) {
+          const file = loader.resourcePath;
+          const manifest = manifestForImport(file, nodeHost);
+          if (manifest === undefined) {
+            throw loaderError(`Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`);
+          }
+          const result = await build(manifest);
+          // Before any error: the host watches what a failed module registered, so a fix recovers.
+          for (const read of new Set([...result.files, file])) {
+            if (nodeHost.stat(read) === undefined) loader.addMissingDependency(read);
+            else loader.addDependency(read);
+          }
+          for (const directory of result.directories) loader.addContextDependency(directory);
+          const failed = result.diagnostics.filter(fatal).length;
+          if (failed > 0 || !result.bundle || !result.summary) {
+            // The diagnostics themselves are reported by `finishModules`, once, with their positions.
+            const why = failed === 0 ? 'no bundle and no error diagnostic' : failed === 1 ? '1 error, reported with its position' : `${failed} errors, reported with their positions`;
+            throw loaderError(`Unexpected failed build of ${displayPath(manifest, context)}: ${why}`);
+          }
+          const name = JSON.stringify(result.bundle.fileName);
+          const fileExpression = settings.emit ? `__webpack_public_path__ + ${name}` : name;
+          const code = renderImportModule(result.summary, manifest, file, { fileExpression, namedExports: settings.namedExports });
+          if (code === undefined) {
+            throw loaderError(`Unexpected import of ${displayPath(file, context)}, expected a routine source of package ${result.summary.name}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`);
+          }
+          return code;
+        },
+      };
+      registry().set(instance, target);
+      host.hooks.shutdown.tap(NAME, () => registry().delete(instance));
+
+      const effect = { enforce: 'post', type: 'javascript/auto', use: [{ loader: LOADER, options: { instance } }] };
+      host.options.module.rules.push(
+        { resourceQuery: (query: string) => query === SUFFIX, resource: (file: string) => claimed(file + SUFFIX) !== undefined, ...effect },
+        { resourceQuery: (query: string) => query === '', resource: (file: string) => claimed(file) !== undefined, ...effect },
+      );
+
+      host.hooks.thisCompilation.tap(NAME, (compilation) => {
+        builds.clear();
+        const bundles = new Map<string, BundleFile>();
+        // Every module of ours, built now or kept from the host's cache, reports its package's diagnostics.
+        compilation.hooks.finishModules.tapPromise(NAME, async (modules) => {
+          const manifests = new Set<string>();
+          for (const module of modules) {
+            const file = typeof module.resource === 'string' ? claimed(module.resource) : undefined;
+            const manifest = file === undefined ? undefined : manifestForImport(file, nodeHost);
+            if (manifest !== undefined) manifests.add(manifest);
+          }
+          for (const manifest of [...manifests].sort()) {
+            let result: BuildResult;
+            try {
+              result = await build(manifest);
+            } catch (error) {
+              compilation.errors.push(Object.assign(new host.webpack.WebpackError((error as Error).message), { hideStack: true }));
+              continue;
+            }
+            report(compilation, result.diagnostics);
+            if (settings.emit && result.bundle && !result.diagnostics.some(fatal)) bundles.set(result.bundle.fileName, result.bundle);
+          }
+        });
+        compilation.hooks.processAssets.tap({ name: NAME, stage: host.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+          // Nothing is emitted for a failed build, whichever plugin or module failed it.
+          if (compilation.errors.length > 0) return;
+          const emit = (name: string, bytes: Uint8Array) => {
+            // Names carry their content's digest: a name already emitted has these bytes.
+            if (compilation.getAsset(name)) return;
+            const source = new host.webpack.sources.RawSource(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+            compilation.emitAsset(name, source as never, { immutable: true });
+          };
+          for (const bundle of bundles.values()) {
+            for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, blob);
+            emit(bundle.fileName, bundle.bytes);
+          }
+        });
+      });
+
+      function report(compilation: HostCompilation, diagnostics: readonly Diagnostic[]): void {
+        const texts = new Map<string, string | undefined>();
+        const textOf = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
+        for (const d of diagnostics) {
+          if (d.severity === 'info') {
+            compilation.getLogger(NAME).info(`${displayPath(d.file, context)}:${d.line}:${d.column}: ${d.code} ${d.message}`);
+            continue;
+          }
+          const error = toWebpackError(host.webpack.WebpackError, d, textOf(d.file), context);
+          (fatal(d) ? compilation.errors : compilation.warnings).push(error);
+        }
+      }
+    },
+  };
+}
+
+function registry(): Map<string, LoaderTarget> {
+  const global = globalThis as { [REGISTRY]?: Map<string, LoaderTarget> };
+  return (global[REGISTRY] ??= new Map());
+}
+
+function loaderError(message: string): Error {
+  // A message for the user, not a fault of ours. webpack and Rspack show a loader error's stack
+  // unless it is empty (with `hideStack` they show it as details instead).
+  return Object.assign(new Error(message), { stack: '' });
+}
+
+/** The text diagnostics are positioned in: BOM dropped, CRLF and CR as LF (CONTRACTS.md). */
+function readNormalized(file: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
+  } catch {
+    return undefined;
+  }
+}

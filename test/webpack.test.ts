@@ -1,0 +1,301 @@
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createCompiler, loadBundleFile } from '@berrypack/compiler';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import berrypack from '../packages/webpack/src/index.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
+import { build, bundleAsset, HOSTS, nodeConfig, requireFresh, watch } from './support/webpack.js';
+
+interface PackageModule {
+  id: string;
+  name: string;
+  fileName: string;
+  file: string;
+  agents: Record<string, unknown>;
+  exports: string[];
+  requirements: Record<string, unknown>;
+}
+
+/** A package with a warning (BP1041) and an error (BP1282), non-ASCII before the error's column. */
+const BROKEN = {
+  'broken/plugin.json': JSON.stringify({
+    $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+    name: 'example.broken',
+    version: '1',
+    extensions: { 'ai.strawberry.berry': { sources: 'r', exports: ['pick'] } },
+  }),
+  'broken/r/pick.md': "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['été 🍓', 'ü', 3]\n---\nPick one.\n",
+  'main.js': "import app from './broken/plugin.json';\nexport default app;\n",
+};
+
+/** An error's message without the margin Rspack draws around it (`  × `, `  │ `). */
+function plain(message: string): string {
+  return message.replace(/^ {2}[×⚠│] ?/gmu, '');
+}
+
+/** Every file under `dir`, relative, sorted. */
+function listing(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => f.split(path.sep).join('/')).sort() : [];
+}
+
+describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir('berrypack-webpack-');
+  });
+  afterEach(() => cleanup(dir));
+
+  it('imports a package and a routine: the output runs, the asset is the compiler’s bytes and name', async () => {
+    copyFixture('notebook', dir);
+    writeFiles(dir, {
+      'main.js': "import app from './notebook/plugin.json';\nimport compose from './notebook/routines/notes/compose.md';\nexport default { app, compose };\n",
+    });
+    const outcome = await build(host, nodeConfig(dir, [berrypack()]));
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.warnings).toEqual([]);
+    const expected = createCompiler().build(path.join(dir, 'notebook/plugin.json')).bundle!;
+    expect(outcome.assets).toEqual([expected.fileName, 'main.js']);
+    const { app, compose } = requireFresh<{ default: { app: PackageModule; compose: Record<string, unknown> } }>(path.join(dir, 'out/main.js')).default;
+    expect(app).toEqual({
+      id: expected.id,
+      name: 'example.notebook',
+      fileName: expected.fileName,
+      // `__webpack_public_path__` + the name; a Node build's public path is empty.
+      file: expected.fileName,
+      agents: { notebook: { title: 'Notebook', description: 'Organize notes and answer questions about them.', entry: 'converse' } },
+      exports: ['converse', 'notes.compose', 'search.answer'],
+      requirements: expect.objectContaining({ tools: [], env: [] }),
+    });
+    expect(compose).toMatchObject({
+      name: 'notes.compose',
+      kind: 'model',
+      visibility: 'public',
+      input: { type: 'object', required: ['text'] },
+      bundle: { id: expected.id, name: 'example.notebook', fileName: expected.fileName, file: expected.fileName },
+    });
+    expect(Buffer.compare(readFileSync(path.join(dir, 'out', expected.fileName)), expected.bytes)).toBe(0);
+  });
+
+  it('gives `file` under the public path, and emits resource blobs beside the bundle', async () => {
+    copyFixture('imports/app', dir);
+    copyFixture('imports/lib', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './app/plugin.json?berrypack';\n" });
+    const outcome = await build(host, nodeConfig(dir, [berrypack()], { output: { path: path.join(dir, 'out'), publicPath: '/static/', library: { type: 'commonjs2' } } }));
+    expect(outcome.errors).toEqual([]);
+    const expected = createCompiler().build(path.join(dir, 'app/plugin.json')).bundle!;
+    const app = requireFresh<{ default: PackageModule }>(path.join(dir, 'out/main.js')).default;
+    expect(app.file).toBe(`/static/${expected.fileName}`);
+    const blobs = [...expected.blobs.keys()].map((hex) => `blobs/sha256/${hex}`).sort();
+    expect(blobs.length).toBeGreaterThan(0);
+    expect(outcome.assets).toEqual([...blobs, expected.fileName, 'main.js'].sort());
+    expect(loadBundleFile(path.join(dir, 'out', expected.fileName), { expectedId: expected.id }).ok).toBe(true);
+  });
+
+  it('reports diagnostics as errors and warnings with file, loc, frame and hint, and emits no bundle', async () => {
+    writeFiles(dir, BROKEN);
+    // development: webpack emits the chunks of a failed build; the bundle must not be among them.
+    const outcome = await build(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    const ours = outcome.errors.find((e) => e.file !== undefined);
+    expect(ours).toMatchObject({ file: 'broken/r/pick.md', loc: { start: { line: 9, column: 24 }, end: { line: 9, column: 25 } } });
+    const text = plain(ours!.message);
+    expect(text).toMatch(/^BP1282 Unexpected `3` in `input.enum`, expected a string/);
+    expect(text).toContain(">  9 |   enum: ['été 🍓', 'ü', 3]\n     |                         ^");
+    expect(text).toContain("hint: quote it to make it a string: `'3'`");
+    // webpack keeps the fields it does not know; Rspack passes errors through Rust and keeps its own only.
+    if (host.name === 'webpack') expect(ours).toMatchObject({ code: 'BP1282', rule: 'SCH-8', hint: "quote it to make it a string: `'3'`" });
+    // The importing module fails too, pointing at the reported errors rather than repeating them.
+    expect(outcome.errors.map((e) => e.message).join('\n')).toContain('Unexpected failed build of broken/plugin.json: 1 error, reported with its position');
+    expect(outcome.errors.map((e) => e.message).join('\n')).not.toMatch(/\n\s+at /);
+    expect(outcome.errors).toHaveLength(2);
+    expect(outcome.warnings).toHaveLength(1);
+    expect(outcome.warnings[0]).toMatchObject({ file: 'broken/r/pick.md', loc: { start: { line: 9, column: 8 } } });
+    expect(outcome.warnings[0]!.message).toContain('BP1041');
+    expect(outcome.assets.filter((a) => !a.endsWith('.js'))).toEqual([]);
+    expect(listing(path.join(dir, 'out')).filter((f) => !f.endsWith('.js'))).toEqual([]);
+  });
+
+  it('strict turns warnings into errors: a package with only a warning emits nothing', async () => {
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(", 3]", "]") });
+    const lenient = await build(host, nodeConfig(dir, [berrypack()]));
+    expect(lenient.errors).toEqual([]);
+    expect(lenient.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+    expect(bundleAsset(lenient)).toBeDefined();
+    rmSync(path.join(dir, 'out'), { recursive: true });
+
+    const strict = await build(host, nodeConfig(dir, [berrypack({ strict: true })]));
+    expect(strict.warnings).toEqual([]);
+    expect(strict.errors.find((e) => e.file !== undefined)).toMatchObject({ file: 'broken/r/pick.md', loc: { start: { line: 9, column: 8 } } });
+    expect(listing(path.join(dir, 'out'))).toEqual([]);
+  });
+
+  it('follows emit, namedExports, include and exclude; leaves other .json and .md imports alone', async () => {
+    copyFixture('notebook', dir);
+    writeFiles(dir, {
+      'other/plugin.json': '{"name": "not-berry"}\n',
+      'docs/guide.md': '# Guide\n',
+      'main.js':
+        "import { id, fileName, file } from './notebook/plugin.json';\nimport other from './other/plugin.json';\nimport readme from './notebook/routines/README.md';\nimport guide from './docs/guide.md';\nimport compose from './notebook/routines/notes/compose.md';\nexport default { id, fileName, file, other, readme, guide, compose };\n",
+    });
+    // Markdown that is not ours is another rule's: here, raw text. A package's README is
+    // documentation, claimed (and refused) unless excluded.
+    const rules = { module: { rules: [{ test: /\.md$/, type: 'asset/source' }] } };
+    const output = { path: path.join(dir, 'out'), publicPath: '/static/', library: { type: 'commonjs2' } };
+    const outcome = await build(host, nodeConfig(dir, [berrypack({ emit: false, namedExports: true, exclude: /README\.md$/ })], { ...rules, output }));
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.assets).toEqual(['main.js']);
+    const expected = createCompiler().build(path.join(dir, 'notebook/plugin.json')).bundle!;
+    const loaded = requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default;
+    // Nothing emitted: `file` is only the name, not a URL under the public path.
+    expect(loaded).toMatchObject({ id: expected.id, fileName: expected.fileName, file: expected.fileName, other: { name: 'not-berry' } });
+    expect(loaded.readme).toBe(readFileSync(path.join(dir, 'notebook/routines/README.md'), 'utf8'));
+    expect(loaded.guide).toBe('# Guide\n');
+    // A routine is ours even though the Markdown rule matches it too.
+    expect(loaded.compose).toMatchObject({ name: 'notes.compose', kind: 'model', bundle: { id: expected.id } });
+
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const excluded = await build(host, nodeConfig(dir, [berrypack({ exclude: '**/notebook/**' })]));
+    expect(excluded.errors).toEqual([]);
+    expect(bundleAsset(excluded)).toBeUndefined();
+    expect(requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default).toMatchObject({ name: 'example.notebook', version: expect.any(String) });
+  });
+
+  it('applies `catalog`, and claims a plugin.json without the Berry extension only with `?berrypack`', async () => {
+    writeFiles(dir, {
+      'tools/plugin.json': BROKEN['broken/plugin.json'],
+      'tools/r/pick.md': '---\nname: pick\ndescription: Picks a tool.\nmodel:\n  select:\n    operation: generation\ntools:\n  - nowhere\n---\nPick.\n',
+      'main.js': "export { default } from './tools/plugin.json';\n",
+    });
+    const without = await build(host, nodeConfig(dir, [berrypack()]));
+    expect(without.errors.find((e) => e.file !== undefined)).toMatchObject({ file: 'tools/r/pick.md', loc: { start: { line: 8, column: 4 } } });
+    expect(plain(without.errors.find((e) => e.file !== undefined)!.message)).toMatch(/^BP2110 Unexpected unknown tool `nowhere`/);
+    writeFiles(dir, { 'catalog.json': JSON.stringify({ models: [], tools: [{ name: 'nowhere' }] }) });
+    const withCatalog = await build(host, nodeConfig(dir, [berrypack({ catalog: path.join(dir, 'catalog.json') })]));
+    expect(withCatalog.errors).toEqual([]);
+    expect(bundleAsset(withCatalog)).toBeDefined();
+
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    writeFiles(dir, { 'other/plugin.json': '{"name": "not-berry"}\n', 'main.js': "export { default } from './other/plugin.json?berrypack';\n" });
+    const explicit = await build(host, nodeConfig(dir, [berrypack()]));
+    const reported = explicit.errors.filter((e) => e.file !== undefined);
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported.every((e) => e.file === 'other/plugin.json')).toBe(true);
+    expect(listing(path.join(dir, 'out'))).toEqual([]);
+  });
+
+  it('refuses a .md that is not a source of its package, with a message and no stack', async () => {
+    copyFixture('notebook', dir);
+    writeFiles(dir, { 'notebook/notes.md': '---\nname: stray\n---\nNot under sources.\n', 'main.js': "export { default } from './notebook/notes.md';\n" });
+    const outcome = await build(host, nodeConfig(dir, [berrypack()]));
+    const message = outcome.errors.map((e) => e.message).join('\n');
+    expect(message).toContain('Unexpected import of notebook/notes.md, expected a routine source of package example.notebook');
+    expect(message).not.toMatch(/\n\s+at /);
+    expect(listing(path.join(dir, 'out'))).toEqual([]);
+  });
+
+  it('reports and emits for a module kept from the cache: a watch rebuild caused by another file', { timeout: 120_000 }, async () => {
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']'), 'other.js': 'export default 1;\n' });
+    writeFiles(dir, { 'main.js': "import app from './broken/plugin.json';\nimport other from './other.js';\nexport default { app, other };\n" });
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    try {
+      const first = await session.first();
+      expect(first.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+      const name = bundleAsset(first);
+      expect(name).toBeDefined();
+      rmSync(path.join(dir, 'out', name!));
+      // Only other.js changes: webpack and Rspack keep the package's module as it was built.
+      const next = await session.change(() => writeFileSync(path.join(dir, 'other.js'), 'export default 2;\n'));
+      expect(next.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+      expect(bundleAsset(next)).toBe(name);
+      expect(existsSync(path.join(dir, 'out', name!))).toBe(true);
+      expect(requireFresh<{ default: { other: number } }>(path.join(dir, 'out/main.js')).default.other).toBe(2);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('reports and emits for a module restored from the persistent cache by a new compiler', { timeout: 120_000 }, async () => {
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']') });
+    const cacheDir = path.join(dir, '.cache');
+    const cache = host.name === 'webpack' ? { type: 'filesystem', cacheDirectory: cacheDir } : { type: 'persistent', storage: { type: 'filesystem', directory: cacheDir } };
+    const first = await build(host, nodeConfig(dir, [berrypack()], { cache }));
+    expect(first.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    const second = await build(host, nodeConfig(dir, [berrypack()], { cache }));
+    expect(second.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
+    expect(bundleAsset(second)).toBe(bundleAsset(first));
+    expect(existsSync(path.join(dir, 'out', bundleAsset(first)!))).toBe(true);
+  });
+
+  it('rebuilds in watch mode when a resource or an imported package changes', { timeout: 120_000 }, async () => {
+    copyFixture('imports/app', dir);
+    copyFixture('imports/lib', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './app/plugin.json';\n" });
+    const session = watch(host, nodeConfig(dir, [berrypack()]));
+    try {
+      const first = bundleAsset(await session.first());
+      const resource = bundleAsset(await session.change(() => writeFileSync(path.join(dir, 'app/banner.txt'), 'HELLO AGAIN\n')));
+      expect(resource).toBeDefined();
+      expect(resource).not.toBe(first);
+      const tone = path.join(dir, 'lib/text/tone.md');
+      const text = readFileSync(tone, 'utf8') + '\nStay warm.\n';
+      const imported = bundleAsset(await session.change(() => writeFileSync(tone, text)));
+      expect(imported).toBeDefined();
+      expect(imported).not.toBe(resource);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('rebuilds in watch mode: an edit, a break and its fix, an added and a deleted routine', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const compose = path.join(notebook, 'routines/notes/compose.md');
+    const original = readFileSync(compose, 'utf8');
+    const extra = path.join(notebook, 'routines/notes/extra.md');
+    const current = () => requireFresh<{ default: PackageModule }>(path.join(dir, 'out/main.js')).default;
+    const sources = (module: PackageModule) => {
+      const loaded = loadBundleFile(path.join(dir, 'out', module.fileName), { expectedId: module.id });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      return Object.keys(loaded.bundle.content.sources as Record<string, unknown>);
+    };
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    try {
+      const initial = await session.first();
+      expect(initial.errors).toEqual([]);
+      const first = current();
+      expect(bundleAsset(initial)).toBe(first.fileName);
+
+      const edited = await session.change(() => writeFileSync(compose, original.replace('house style.', 'house style, briefly.')));
+      expect(edited.errors).toEqual([]);
+      expect(current().id).not.toBe(first.id);
+      expect(bundleAsset(edited)).toBe(current().fileName);
+
+      const broken = await session.change(() => writeFileSync(compose, original.replace('visibility: public\n', 'visibility: public\ntools:\n  - nowhere\n')));
+      expect(broken.errors.find((e) => e.file !== undefined)).toMatchObject({ file: 'notebook/routines/notes/compose.md', loc: { start: { line: 5, column: 4 } } });
+      expect(bundleAsset(broken)).toBeUndefined();
+
+      const fixed = await session.change(() => writeFileSync(compose, original));
+      expect(fixed.errors).toEqual([]);
+      expect(current().id).toBe(first.id);
+
+      const added = await session.change(() => writeFileSync(extra, '---\nname: notes.extra\ndescription: One more note.\n---\nBe brief.\n'));
+      expect(added.errors).toEqual([]);
+      expect(sources(current())).toContain('notes.extra');
+
+      const deleted = await session.change(() => rmSync(extra, { force: true }));
+      expect(deleted.errors).toEqual([]);
+      expect(current().id).toBe(first.id);
+      expect(sources(current())).not.toContain('notes.extra');
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('@berrypack/webpack', () => {
+  it('validates its options when created', () => {
+    expect(() => berrypack({ strictt: true } as never)).toThrow('Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`');
+    expect(() => berrypack({ emit: 'yes' } as never)).toThrow('Unexpected type string for option `emit`, expected a boolean');
+    expect(berrypack().name).toBe('berrypack');
+  });
+});
