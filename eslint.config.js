@@ -19,6 +19,8 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // A variable a callback reads before its one assignment (a server handler and the client it awaits) stays `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Terminal escaping and its tests match control characters on purpose.
       'no-control-regex': 'off',
       // A walk up a parent chain starts from `this` (code/scope.ts).

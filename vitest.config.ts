@@ -26,6 +26,8 @@ export default defineConfig({
       include: ['packages/*/src/**/*.ts'],
       exclude: ['**/*.d.ts'],
       reporter: ['text-summary'],
+      // The figures are printed even when a test fails, to see what a change did to them.
+      reportOnFailure: true,
       reportsDirectory: 'node_modules/.cache/coverage',
     },
   },

@@ -60,7 +60,7 @@ export interface TurnOptions {
  */
 export async function runModel(scope: Scope, signal: AbortSignal): Promise<unknown> {
   const run = modelRun(scope, signal);
-  const { exec, routine } = scope;
+  const { routine } = scope;
   const { binding, provider, settings, output, parts, fixed } = run;
   const select = isPlainObject(routine.source.model?.['select']) ? routine.source.model['select'] : {};
 
