@@ -28,6 +28,9 @@ export default defineConfig({
       reporter: ['text-summary'],
       // The figures are printed even when a test fails, to see what a change did to them.
       reportOnFailure: true,
+      // Measured on the whole suite after #16 (83.6 % statements, 77.6 % branches, 85.7 %
+      // functions, 86.0 % lines), set a little lower for the branches merged after it.
+      thresholds: { statements: 82, branches: 76, functions: 84, lines: 84 },
       reportsDirectory: 'node_modules/.cache/coverage',
     },
   },
