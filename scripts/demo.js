@@ -72,8 +72,7 @@ try {
   if (new Set(Object.values(ids)).size !== 1) fail('the bundlers disagree');
   else process.stdout.write('  ✔ identical from every entry point\n');
 
-  const runtime = await import('../packages/runtime/dist/index.js').catch(() => undefined);
-  if (runtime && 'createRuntime' in runtime) {
+  {
     say('$ berrypack run <bundle> --agent notebook --script fixtures/runtime/scripts/notebook.json --input \'{"message":"Note: buy oat milk. Which notes mention milk?"}\'');
     const code = await run(['run', bundleFile, '--agent', 'notebook', '--script', 'fixtures/runtime/scripts/notebook.json', '--input', '{"message":"Note: buy oat milk. Which notes mention milk?"}']);
     if (code !== 0) fail('the agent run failed');
@@ -82,7 +81,7 @@ try {
   say('$ berrypack check fixtures/broken/colon-trap   (a broken package is refused)');
   if ((await run(['check', 'fixtures/broken/colon-trap'])) !== 1) fail('the broken fixture should be refused');
 
-  if (runtime && 'createRuntime' in runtime) {
+  {
     const messages = ['hello', 'which notes mention milk?'];
     say(`$ printf '${messages.join('\\n')}\\n' | berrypack chat fixtures/conversation --agent assistant --script fixtures/runtime/scripts/conversation.json`);
     const { Readable } = await import('node:stream');

@@ -34,9 +34,10 @@ const BROKEN = {
 };
 
 describe('@berrypack/esbuild', () => {
-  it('exposes only the default export', async () => {
+  it('exposes the factory as default, by name, and as what require() returns', async () => {
     const api = await import('../packages/esbuild/src/index.js');
-    expect(Object.keys(api)).toEqual(['default']);
+    expect(Object.keys(api).sort()).toEqual(['berrypack', 'default', 'module.exports']);
+    expect(api['module.exports'].berrypack).toBe(api.default);
     expect(berrypack().name).toBe('berrypack');
   });
 
@@ -115,6 +116,32 @@ describe('@berrypack/esbuild', () => {
     expect(result.metafile.outputs[`dist/${expected.fileName}`]).toEqual({ bytes: expected.bytes.length, inputs: {}, imports: [], exports: [] });
     expect(result.metafile.outputs[`dist/blobs/sha256/${hex}`]).toMatchObject({ bytes: blob.length });
     expect(existsSync(path.join(dir, 'dist'))).toBe(false);
+  });
+
+  it('claims `?berrypack` imports of a manifest and a routine, as Rollup and Vite do, and keeps no absolute path in its output', async () => {
+    const dir = copyFixtures(['notebook']);
+    writeFiles(dir, {
+      'main.js': "import app from './notebook/plugin.json?berrypack';\nimport compose from './notebook/routines/notes/compose.md?berrypack';\nexport default [app.id, app.name, compose.name, compose.kind, compose.bundle.id];\n",
+    });
+    const result = await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent });
+    expect(result.errors).toEqual([]);
+    const id = JSON.parse(readFileSync(path.join(dir, 'dist', readdirSync(path.join(dir, 'dist')).find((f) => f.endsWith('.berry.json'))!), 'utf8')).id;
+    const output = path.join(dir, 'dist', 'main.js');
+    expect((await import(pathToFileURL(output).href)).default).toEqual([id, 'example.notebook', 'notes.compose', 'model', id]);
+    const text = readFileSync(output, 'utf8');
+    expect(text).not.toContain(dir);
+    expect(text).toContain('// notebook/plugin.json');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports a package imported through its manifest and one of its routines once', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { ...BROKEN, 'main.js': "import app from './broken/plugin.json';\nimport pick from './broken/r/pick.md';\nexport default [app, pick];\n" });
+    const failure = await failureOf(esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }));
+    expect(failure.errors.map((e) => e.text)).toEqual(["BP1282 Unexpected `3` in `input.enum`, expected a string (the schema's `type: string`)"]);
+    expect(failure.warnings.map((e) => e.text)).toEqual(['BP1041 Unexpected non-empty flow list, expected it written expanded']);
+    expect(existsSync(path.join(dir, 'dist'))).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports a broken package as exact esbuild messages and writes nothing', async () => {

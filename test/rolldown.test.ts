@@ -75,7 +75,7 @@ describe('@berrypack/rollup in rolldown', () => {
     // rolldown gathers the build's errors in `errors`, each the log the plugin gave it plus its own fields.
     expect((failure as { errors?: unknown[] }).errors).toMatchObject([
       {
-        message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool',
+        message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
         pluginCode: 'BP2110',
         rule: 'TOOL-6',
         hint: 'if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
@@ -86,5 +86,15 @@ describe('@berrypack/rollup in rolldown', () => {
         hook: 'load',
       },
     ]);
+  });
+
+  it('reports a package imported through its manifest and one of its routines once', async () => {
+    writeFiles(dir, {
+      'twice/plugin.json': JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'example.twice', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['hello'] } } }),
+      'twice/hello.md': '---\nname: hello\ndescription: Says hello.\ntools:\n  - nowhere\n---\nSay hello.\n',
+      'both.js': "import app from './twice/plugin.json';\nimport hello from './twice/hello.md';\nexport default [app, hello];\n",
+    });
+    const failure = await rolldown({ input: path.join(dir, 'both.js'), plugins: [berrypack()], logLevel: 'silent' }).then((build) => build.generate({ format: 'es' })).catch((error: unknown) => error);
+    expect(((failure as { errors?: { pluginCode?: string }[] }).errors ?? []).map((e) => e.pluginCode)).toEqual(['BP2110']);
   });
 });

@@ -144,7 +144,8 @@ describe('@berrypack/rollup in Rollup', () => {
     const warnings: RollupLog[] = [];
     const failure = await rollup({ input, plugins: [berrypack()], onLog: (level, log) => void (level === 'warn' && warnings.push(log)) }).catch((error: unknown) => error);
     expect(failure).toMatchObject({
-      message: `${failedLoad} (7:4): BP2110 Unexpected unknown tool \`nowhere\`, expected a model or code routine, a callable import or an external tool`,
+      // The hint in the message: Rollup prints no `hint` field.
+      message: `${failedLoad} (7:4): BP2110 Unexpected unknown tool \`nowhere\`, expected a model or code routine, a callable import or an external tool\nhint: if \`nowhere\` is an external tool, list it in plugin.json \`requires\` (the build has no catalog)`,
       pluginCode: 'BP2110',
       rule: 'TOOL-6',
       hint: 'if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
@@ -155,8 +156,8 @@ describe('@berrypack/rollup in Rollup', () => {
       hook: 'load',
     });
     expect(warnings).toHaveLength(1);
-    expect(Object.keys(warnings[0]!).sort()).toEqual(['code', 'frame', 'hint', 'loc', 'message', 'plugin', 'pluginCode', 'rule']);
-    expect(warnings[0]).toMatchObject({ ...warning, message: `[plugin berrypack] ${shown} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded` });
+    expect(Object.keys(warnings[0]!).sort()).toEqual(['code', 'frame', 'hint', 'id', 'loc', 'message', 'plugin', 'pluginCode', 'rule']);
+    expect(warnings[0]).toMatchObject({ ...warning, message: `[plugin berrypack] ${shown} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}` });
 
     // A catalog (here by path) that lists the tool clears the error; the warning stays a warning.
     writeFiles(dir, { 'catalog.json': JSON.stringify({ models: [], tools: [{ name: 'nowhere' }] }) });
@@ -167,7 +168,7 @@ describe('@berrypack/rollup in Rollup', () => {
     expect(warnings.map((w) => w.pluginCode)).toEqual(['BP1041']);
 
     const strict = await rollup({ input, plugins: [berrypack({ catalog, strict: true })], logLevel: 'silent' }).catch((error: unknown) => error);
-    expect(strict).toMatchObject({ ...warning, code: 'PLUGIN_ERROR', hook: 'load', message: `${failedLoad} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded` });
+    expect(strict).toMatchObject({ ...warning, code: 'PLUGIN_ERROR', hook: 'load', message: `${failedLoad} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}` });
   });
 
   it('refuses an imported .md that is not a source of its package', async () => {

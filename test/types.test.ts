@@ -20,19 +20,22 @@ function typeCheck(dir: string, files: string[]): { code: number | null; errors:
   return { code: result.status, errors, output: result.stdout + result.stderr };
 }
 
-const USAGE_OK = `import type { BerryAgents, BerryRoutines, NotesComposeOutput } from './notebook/berrypack-env.js';
+const USAGE_OK = `import type { BerryAgents, BerryRoutines, NotesComposeOutput, NotesComposeResult, NotesCountOutput } from './notebook/berrypack-env.js';
 
 declare function call<K extends keyof BerryRoutines>(name: K, input: BerryRoutines[K]['input']): Promise<BerryRoutines[K]['output']>;
 
 export async function demo(): Promise<string> {
-  const note: NotesComposeOutput = await call('notes.compose', { text: 'buy milk' });
+  // notes.compose continues with \`next: notes.count\`: a caller receives the count.
+  const composed: NotesCountOutput = await call('notes.compose', { text: 'buy milk' });
+  const result: NotesComposeResult = composed;
+  const note: NotesComposeOutput = { title: 'Milk', body: 'buy milk', tags: [] };
   const triage = await call('notes.triage', { text: note.body });
   const category: 'idea' | 'task' | 'reference' = triage.category;
   const counted = await call('notes.count', { note, source: 'compose' });
   const ranked = await call('search.rank', { query: 'milk', notes: [note.body] });
   const reply: string = await call('converse', { message: 'hello', extra: true });
   const agent: BerryAgents['notebook']['input'] = { message: 'hello' };
-  return [category, counted.words + 1, ranked[0]?.score, reply, agent.message, note.tags.join(',')].join(' ');
+  return [category, counted.words + result.words, ranked[0]?.score, reply, agent.message, note.tags.join(',')].join(' ');
 }
 `;
 
@@ -44,6 +47,7 @@ export const missing: BerryRoutines['notes.compose']['input'] = { txt: 'x' };
 export const integer: BerryRoutines['notes.count']['output'] = { words: '3', tags: 0 };
 export const agent: BerryAgents['notebook']['input'] = { message: 42 };
 export const unknownRoutine: keyof BerryRoutines = 'notes.style';
+export const ownOutput: BerryRoutines['notes.compose']['output'] = { title: 't', body: 'b', tags: [] };
 `;
 
 describe('berrypack types', () => {
@@ -61,7 +65,9 @@ describe('berrypack types', () => {
     expect(text).toContain('  words: number;\n');
     expect(text).toContain('export type ConverseOutput = string;\n');
     expect(text).toContain('export type SearchRankOutput = {\n  index: number;\n  score: number;\n  [key: string]: unknown;\n}[];\n');
-    expect(text).toContain('  "notes.compose": { input: NotesComposeInput; output: NotesComposeOutput };\n');
+    // What a caller receives: notes.compose goes on to notes.count (`next`).
+    expect(text).toContain('  "notes.compose": { input: NotesComposeInput; output: NotesCountOutput };\n');
+    expect(text).toContain('/** What a caller of `notes.compose` receives: the output at the end of its `next` chain. */\nexport type NotesComposeResult = NotesCountOutput;\n');
     expect(text).toContain('export interface BerryAgents {\n  notebook: BerryRoutines["converse"];\n}\n');
     // Instructions are included, not called.
     expect(text).not.toContain('notes.style');
@@ -82,7 +88,7 @@ describe('berrypack types', () => {
     expect(ok.code).toBe(0);
     const bad = typeCheck(dir, ['bad.ts']);
     expect(bad.code).toBe(2);
-    expect(bad.errors).toEqual(['bad.ts(3): TS2353', 'bad.ts(4): TS2322', 'bad.ts(5): TS2741', 'bad.ts(6): TS2322', 'bad.ts(7): TS2322', 'bad.ts(8): TS2322']);
+    expect(bad.errors).toEqual(['bad.ts(3): TS2353', 'bad.ts(4): TS2322', 'bad.ts(5): TS2741', 'bad.ts(6): TS2322', 'bad.ts(7): TS2322', 'bad.ts(8): TS2322', 'bad.ts(9): TS2322']);
   });
 
   it('translates oneOf, enums, open and closed objects, odd names, !ref and an independent document', async () => {

@@ -37,7 +37,7 @@ function edit(kind) {
 }
 
 async function plugin(pkg) {
-  // As users load it: the package's entry (the bundle when it is fresh, scripts/bundle.mjs).
+  // As users load it: the package's entry.
   return (await import(`@berrypack/${pkg}`)).default;
 }
 

@@ -1,7 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sameAnswersOnDisk, writeBundle, type BundleFile, type Diagnostic, type RecordedAnswer } from '@berrypack/compiler';
+import { writeBundle, type BundleFile, type Diagnostic } from '@berrypack/compiler';
+import { sameAnswersOnDisk, type RecordedAnswer } from '@berrypack/compiler/internal-cli';
 import { BUNDLE_FORMAT, sha256Hex } from '@berrypack/compiler/bundle';
 
 const RECORD_FORMAT = 'berrypack-build-record/1';
@@ -35,7 +37,7 @@ export class BuildCache {
     this.#bundles = path.join(dir, 'bundles');
   }
 
-  /** Undefined when the running CLI is not the bundled one (its code could change unseen). */
+  /** Undefined when the code that builds cannot be identified (then it could change unseen). */
   static open(dir: string, inputs: unknown): BuildCache | undefined {
     const code = codeStamp();
     if (code === undefined) return undefined;
@@ -114,15 +116,24 @@ function readCachedBundle(dir: string, record: BuildRecord): BundleFile | undefi
 }
 
 /**
- * Size and time of the bundled CLI's entry (dist/bundle/berrypack.js, rewritten with every
- * chunk by each bundling) beside the chunk this code runs from; undefined when unbundled.
+ * The identity of the code that builds: the path, size and time of every module of the CLI and
+ * the compiler (about 150 stats). Versions alone would not do in a clone, where the code changes
+ * under the same version; time stamps alone would not do when installed, where npm sets them
+ * all to one date at extraction (the sizes and paths then tell versions apart).
  */
 function codeStamp(): string | undefined {
-  const here = fileURLToPath(import.meta.url);
-  if (path.basename(path.dirname(here)) !== 'bundle') return undefined;
   try {
-    const s = statSync(path.join(path.dirname(here), 'berrypack.js'));
-    return `${s.size}:${s.mtimeMs}`;
+    const require = createRequire(import.meta.url);
+    const dirs = [path.dirname(fileURLToPath(import.meta.url)), path.dirname(require.resolve('@berrypack/compiler'))];
+    const stamps: string[] = [];
+    for (const dir of dirs) {
+      for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+        if (!name.endsWith('.js')) continue;
+        const s = statSync(path.join(dir, name));
+        stamps.push(`${name}:${s.size}:${s.mtimeMs}`);
+      }
+    }
+    return sha256Hex(stamps.join('\n'));
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_LIMITS, type RuntimeLimits } from '@berrypack/runtime';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { displayPath } from './paths.js';
-import { nestingBound } from '@berrypack/compiler';
+import { nestingBound } from '@berrypack/compiler/internal-cli';
 
 /** The file the runtime settings of a package live in (spec: "Runtime settings belong in runtime.yaml"). */
 export const RUNTIME_YAML = 'runtime.yaml';

@@ -1,4 +1,5 @@
-import { codeFrame, escapeChar, escapeLine } from '@berrypack/compiler';
+import { codeFrame } from '@berrypack/compiler';
+import { escapeChar, escapeLine } from '@berrypack/compiler/internal-cli';
 
 /**
  * Terminal-safe text output. Everything the CLI prints in text mode that a package, its code

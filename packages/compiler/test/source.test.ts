@@ -130,6 +130,26 @@ describe('SRC-6 the colon-space trap', () => {
   });
 });
 
+describe('SRC-2 indentation and quotes: the root cause, not the parser\'s words', () => {
+  it('a key indented under a `key: value` line is an indentation error, not the colon-space trap', () => {
+    const d = diagnose('name: a\ndescription: d\nlanguage: javascript\noutput:\n  type: object\n     minimum: 0\n');
+    expect(summary(d)).toEqual(['BP1017 SRC-2 7:1']);
+    expect(d[0]!.message).toBe('Unexpected indentation of 5 spaces before `minimum`, expected 2 (beside `type`)');
+    expect(d[0]!.endColumn).toBe(6);
+  });
+  it('a key indented between two mappings names both columns that fit', () => {
+    const d = diagnose('name: a\ndescription: d\noutput:\n  type: object\n  properties:\n    words:\n      description: n\n     type: integer\n');
+    expect(summary(d)).toEqual(['BP1017 SRC-2 9:1']);
+    expect(d[0]!.message).toBe('Unexpected indentation of 5 spaces before `type`, expected 6 (beside `description`) or 4 (beside `words`)');
+  });
+  it('a missing closing quote is reported at the opening quote, not at the closing `---`', () => {
+    const d = diagnose('name: a\ndescription: "Counts the words.\nlanguage: javascript\n');
+    expect(summary(d)).toEqual(['BP1018 SRC-2 3:14']);
+    expect(d[0]!.hint).toContain('close the quote');
+    expect(summary(diagnose("name: a\ndescription: 'it''s open\n"))).toEqual(['BP1018 SRC-2 3:14']);
+  });
+});
+
 describe('SRC-7 name and description', () => {
   it('refuses a missing name or description at the closing fence', () => {
     expect(summary(diagnose('description: d\n'))).toEqual(['BP1060 SRC-7 3:1']);

@@ -1,28 +1,23 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  createBuildMemo,
-  createCompiler,
-  isBerryImport,
-  manifestForImport,
-  nodeHost,
-  renderImportModule,
-  resolvePluginOptions,
-  type BuildResult,
-  type BundleFile,
-  type ModuleOptions,
-  type PackageSummary,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
+import { createCompiler, nodeHost, type BuildResult, type BundleFile, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
+import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions, type ModuleOptions } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
 
-const NAMESPACE = 'berrypack';
-const CANDIDATE = /(?:^|[\\/])plugin\.json$|\.md$/;
+const SUFFIX = '?berrypack';
+/** Imports worth a look: a plugin.json or a `.md`, bare or with our suffix; `?raw` and other queries are not ours. */
+const CANDIDATE = /(?:^|[\\/])plugin\.json(?:\?berrypack)?$|\.md(?:\?berrypack)?$/;
+const CANDIDATE_FILE = /(?:^|[\\/])plugin\.json$|\.md$/;
 /** Marks our own `build.resolve` calls, so onResolve does not claim them a second time. */
 const RESOLVING = Symbol('berrypack.resolving');
+/**
+ * Marks the files this plugin claimed. They stay in esbuild's `file` namespace, so its output
+ * names them relative to the working directory, as it does every other module (a namespace of
+ * our own would put the absolute path in a comment of the output).
+ */
+const CLAIMED = Symbol('berrypack.claimed');
 
 /**
  * esbuild plugin: `import app from './plugin.json'` compiles the Berry package into a bundle
@@ -36,11 +31,11 @@ export function berrypack(options?: Options): Plugin {
   // One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
   const compiler = createCompiler(settings.compiler);
 
-  function claims(file: string): boolean {
+  function claims(file: string, explicit: boolean): boolean {
     // A missing file stays esbuild's to report ("Could not resolve").
     if (!filter(file) || nodeHost.stat(file)?.kind !== 'file') return false;
-    // An explicit include claims a manifest without the extension, so the compiler says what is missing.
-    return settings.include !== undefined || isBerryImport(file, nodeHost);
+    // `?berrypack` or an explicit include claims a manifest without the extension, so the compiler says what is missing.
+    return explicit || settings.include !== undefined || isBerryImport(file, nodeHost);
   }
 
   return {
@@ -67,30 +62,41 @@ export function berrypack(options?: Options): Plugin {
 
       build.onResolve({ filter: CANDIDATE }, async (args) => {
         if ((args.pluginData as Record<symbol, unknown> | undefined)?.[RESOLVING]) return undefined;
-        const file = await resolvePath(build, args);
-        if (file === undefined || !claims(file)) return undefined;
-        return { path: file, namespace: NAMESPACE };
+        const explicit = args.path.endsWith(SUFFIX);
+        const file = await resolvePath(build, explicit ? { ...args, path: args.path.slice(0, -SUFFIX.length) } : args);
+        if (file === undefined || !claims(file, explicit)) return undefined;
+        return { path: file, namespace: 'file', pluginData: { [CLAIMED]: true } };
       });
 
-      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, async (args) => {
+      build.onLoad({ filter: CANDIDATE_FILE, namespace: 'file' }, async (args) => {
+        if (!(args.pluginData as Record<symbol, unknown> | undefined)?.[CLAIMED]) return undefined;
         const file = args.path;
         const manifest = manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
+        let first: boolean;
         try {
           await builds.prepare(manifest);
-          result = builds.build(manifest).result;
+          ({ result, first } = builds.build(manifest));
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
         const watch = { watchFiles: [...new Set([...result.files, file])], watchDirs: result.directories };
-        const { errors, warnings } = convert(result);
-        if (!result.ok || !result.summary || !result.bundle || errors.length > 0) return { errors, warnings, ...watch };
-        const contents = renderImportModule(result.summary, manifest, file, moduleOptions(result.summary));
-        if (contents === undefined) {
-          return { ...failure(file, `Unexpected import of ${file}, expected a source of ${result.summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
+        // A package imported through its manifest and its routines reports its diagnostics once
+        // per build; the other imports fail quietly (the build has failed already).
+        const { errors, warnings } = first ? convert(result) : { errors: [], warnings: [] };
+        const { summary, bundle } = result;
+        const failed = !result.ok || !summary || !bundle || result.diagnostics.some((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
+        if (failed) {
+          if (errors.length > 0) return { errors, warnings, ...watch };
+          if (first) return { ...failure(manifest, `Unexpected failed build of ${manifest} without an error diagnostic`), ...watch };
+          return { contents: '', loader: 'js', ...watch };
         }
-        if (settings.emit) bundles.set(result.bundle.fileName, result.bundle);
+        const contents = renderImportModule(summary, manifest, file, moduleOptions(summary));
+        if (contents === undefined) {
+          return { ...failure(file, `Unexpected import of ${file}, expected a source of ${summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
+        }
+        if (settings.emit) bundles.set(bundle.fileName, bundle);
         return { contents, loader: 'js', resolveDir: path.dirname(file), warnings, ...watch };
       });
 
@@ -134,14 +140,4 @@ async function resolvePath(build: PluginBuild, args: OnResolveArgs): Promise<str
 
 function failure(file: string, text: string): OnLoadResult {
   return { errors: [{ pluginName: PLUGIN_NAME, text, location: { file, namespace: 'file' } }], watchFiles: [file] };
-}
-
-/** The text diagnostics are positioned in: BOM dropped, CRLF and CR as LF (CONTRACTS.md). */
-function readNormalized(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,19 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  checkSource,
-  createBuildMemo,
-  createCompiler,
-  isBerryImport,
-  manifestForImport,
-  nodeHost,
-  renderImportModule,
-  resolvePluginOptions,
-  type BundleFile,
-  type Diagnostic,
-  type PackageSummary,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
+import { checkSource, createCompiler, nodeHost, type BundleFile, type Diagnostic, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
+import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
 import type { Plugin as VitePlugin } from 'vite';
@@ -30,11 +18,20 @@ type ResolveOptions = Parameters<PluginContext['resolve']>[2];
 type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configureServer' | 'hotUpdate'>;
 
 /**
+ * The plugin object, typed without Rollup's or Vite's types (both optional peers, so either may
+ * be missing): it is assignable to Rollup's `Plugin`, Vite's `PluginOption` and rolldown's plugin.
+ */
+export interface BerrypackPlugin {
+  name: 'berrypack';
+  [hook: string]: unknown;
+}
+
+/**
  * Rollup, Vite and rolldown plugin: `import app from './my-plugin/plugin.json'` compiles the
  * package, emits its bundle and resource blobs, and gives a module describing it;
  * `import route from './my-plugin/route.md'` gives one of its routines.
  */
-export function berrypack(options?: Options): Plugin {
+export function berrypack(options?: Options): BerrypackPlugin {
   const settings = resolvePluginOptions(options);
   const filter = createFilter(settings.include, settings.exclude);
   // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
@@ -42,21 +39,29 @@ export function berrypack(options?: Options): Plugin {
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
   let dev: DevServing | undefined;
+  const isFatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
 
-  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } {
+  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } | undefined {
     const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
     else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
+    // In a build, a package imported through its manifest and its routines fails once: the
+    // first load reports (rolldown would print each load's error), the others load nothing.
+    // The dev server loads modules one request at a time, so each reports.
+    if (!first && !dev && result.diagnostics.some((d) => isFatal(d))) return undefined;
     report(context, result.diagnostics, first);
     if (!result.bundle || !result.summary) return context.error({ message: `Unexpected failed build of ${manifest} without an error diagnostic` });
     return { bundle: result.bundle, summary: result.summary };
   }
 
   function report(context: PluginContext, diagnostics: readonly Diagnostic[], first: boolean): void {
-    const fatal = diagnostics.filter((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
+    const fatal = diagnostics.filter(isFatal);
     const texts = new Map<string, string | undefined>();
-    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file, texts));
+    const textOf = (file: string) => (texts.has(file) ? texts.get(file) : texts.set(file, readNormalized(file)).get(file));
+    // Vite prints only the message of a warning: it carries the place and the frame there.
+    const vite = (context.meta as { viteVersion?: string }).viteVersion !== undefined;
+    const log = (d: Diagnostic) => toRollupLog(d, textOf(d.file), vite && !fatal.includes(d));
     if (first) {
       for (const d of diagnostics) {
         if (fatal.includes(d)) continue;
@@ -96,7 +101,7 @@ export function berrypack(options?: Options): Plugin {
     });
   }
 
-  const plugin: Hooks = {
+  const plugin: Hooks & { name: 'berrypack' } = {
     name: 'berrypack',
     enforce: 'pre',
 
@@ -134,7 +139,9 @@ export function berrypack(options?: Options): Plugin {
           });
         }
         await builds.prepare(manifest);
-        const { bundle, summary } = compile(this, id, manifest);
+        const compiled = compile(this, id, manifest);
+        if (compiled === undefined) return 'export default undefined;\n';
+        const { bundle, summary } = compiled;
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
         return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, file, manifest, summary.name);
       },
@@ -156,19 +163,6 @@ export function berrypack(options?: Options): Plugin {
       return undefined;
     },
   };
-  return plugin;
-}
-
-/** The file's text as the compiler saw it (no BOM, LF line ends), for code frames. */
-function textOf(file: string, cache: Map<string, string | undefined>): string | undefined {
-  if (!cache.has(file)) {
-    let text: string | undefined;
-    try {
-      text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-    } catch {
-      text = undefined;
-    }
-    cache.set(file, text);
-  }
-  return cache.get(file);
+  // The hooks are typed against Rollup and Vite here; the declared type keeps those types out of the published ones.
+  return plugin as unknown as BerrypackPlugin;
 }

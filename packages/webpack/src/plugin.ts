@@ -1,18 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  createBuildMemo,
-  createCompiler,
-  isBerryImport,
-  manifestForImport,
-  nodeHost,
-  renderImportModule,
-  resolvePluginOptions,
-  type BuildResult,
-  type BundleFile,
-  type Diagnostic,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
+import { createCompiler, nodeHost, type BuildResult, type BundleFile, type Diagnostic, type PluginOptions as Options } from '@berrypack/compiler';
+import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
 import { displayPath, toWebpackError } from './to-webpack-error.js';
@@ -182,14 +170,4 @@ function loaderError(message: string): Error {
   // A message for the user, not a fault of ours. webpack and Rspack show a loader error's stack
   // unless it is empty (with `hideStack` they show it as details instead).
   return Object.assign(new Error(message), { stack: '' });
-}
-
-/** The text diagnostics are positioned in: BOM dropped, CRLF and CR as LF (CONTRACTS.md). */
-function readNormalized(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  } catch {
-    return undefined;
-  }
 }

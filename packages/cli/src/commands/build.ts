@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { AnswerRecorder, createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { AnswerRecorder } from '@berrypack/compiler/internal-cli';
 import { BuildCache } from '../build-cache.js';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
@@ -47,6 +49,9 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
   if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one MANIFEST (see berrypack build --help)`);
   const manifest = resolveManifestArg(io.cwd, positionals[0]!);
   const settings: BuildSettings = { io, format, limit, outDir: path.resolve(io.cwd, stringOption(values, 'out-dir') ?? 'dist') };
+  if (statSync(settings.outDir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new UsageError(`Unexpected --out-dir ${stringOption(values, 'out-dir')}: it is a file, expected a directory (or a path to create one at)`);
+  }
   const version = stringOption(values, 'version');
   const options = compilerOptions(io.cwd, values);
   // A one-shot build is served from the persistent cache when nothing it read has changed.

@@ -42,10 +42,18 @@ function checkPath(target: string, options: CompilerOptions): Diagnostic[] {
   }
   const manifest = stat.isDirectory() ? path.join(target, 'plugin.json') : target;
   if (path.basename(manifest) === 'plugin.json' && isFile(manifest)) return createCompiler(options).build(manifest).diagnostics;
-  if (stat.isDirectory()) return checkDirectory(target).diagnostics;
+  if (stat.isDirectory()) {
+    const { routines, diagnostics } = checkDirectory(target);
+    // Nothing to check is not "no problems": the path is likely wrong.
+    if (routines.length === 0 && !hasErrors(diagnostics)) {
+      throw new UsageError(`Unexpected PATH ${target}: it holds no plugin.json and no routine sources (.md files whose first line is \`---\`)`);
+    }
+    return diagnostics;
+  }
   if (isMethodFile(target)) return checkMethod(target, readFileSync(target)).diagnostics;
   if (target.endsWith('.md')) return checkSource(target, readFileSync(target), { requireSource: true }).diagnostics;
-  throw new UsageError(`Unexpected PATH ${target}, expected a .md file, a method document, a plugin.json or a directory`);
+  const bundle = target.endsWith('.berry.json') ? '; a bundle is verified and listed with `berrypack inspect`' : '';
+  throw new UsageError(`Unexpected PATH ${target}, expected a .md file, a method document, a plugin.json or a directory${bundle}`);
 }
 
 function isFile(file: string): boolean {

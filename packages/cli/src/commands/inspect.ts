@@ -1,14 +1,21 @@
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadBundleFile } from '@berrypack/compiler';
+import { renderInspectorPage } from '../inspect-html/render-page.js';
+import type { BundleContent } from '../inspect-html/graph.js';
+import { displayPath } from '../paths.js';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse } from '../options.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
-export const INSPECT_HELP = `Usage: berrypack inspect BUNDLE [--json]
+export const INSPECT_HELP = `Usage: berrypack inspect BUNDLE [--json] [--html FILE]
 
 Verifies BUNDLE (its id and every digest) and lists its agents, exports, sources by kind,
 requirements and the code-size account. Exit 1 when the bundle does not verify.
+
+--html FILE  also write one self-contained HTML page (no network requests) with the routine
+             graph and the size account as a treemap; open it in any browser.
 `;
 
 interface Content {
@@ -23,7 +30,7 @@ interface Content {
 }
 
 export function inspectCommand(args: string[], io: CliIo): number {
-  const { values, positionals } = parse(args, {});
+  const { values, positionals } = parse(args, { html: { type: 'string' } });
   if (values.help) {
     io.stdout.write(INSPECT_HELP);
     return 0;
@@ -31,6 +38,8 @@ export function inspectCommand(args: string[], io: CliIo): number {
   const format = outputFormat(values);
   if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE`);
   const file = path.resolve(io.cwd, positionals[0]!);
+  // A missing file is a usage error, as in every command (exit 2); a bundle that does not verify is exit 1.
+  if (!existsSync(file)) throw new UsageError(`Unexpected BUNDLE ${positionals[0]}: no such file or directory`);
   const loaded = loadBundleFile(file);
   if (!loaded.ok) {
     if (format === 'json') io.stdout.write(JSON.stringify({ ok: false, error: loaded.error }) + '\n');
@@ -38,6 +47,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
     return 1;
   }
   const content = loaded.bundle.content as unknown as Content;
+  const html = typeof values.html === 'string' ? writePage(path.resolve(io.cwd, values.html), loaded.bundle as { id: string; content: unknown }) : undefined;
   const byKind: Record<string, string[]> = {};
   for (const [name, source] of Object.entries(content.sources ?? {})) (byKind[source.kind ?? '?'] ??= []).push(name);
   const summary = {
@@ -51,6 +61,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
     resources: (content.resources ?? []).map((r) => ({ uri: r.uri, size: r.size })),
     requirements: content.requirements ?? {},
     code: content.code,
+    ...(html !== undefined ? { html: displayPath(html, io.cwd) } : {}),
   };
   if (format === 'json') {
     io.stdout.write(JSON.stringify(summary) + '\n');
@@ -79,6 +90,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
     out.push(`  ${'path'.padEnd(width)}  bytes`);
     for (const e of summary.code.entries) out.push(`  ${safe(e.path).padEnd(width)}  ${fmt(e.size).padStart(5)}`);
   }
+  if (html !== undefined) out.push(`page: ${displayPath(html, io.cwd)}`);
   // Names, titles, paths and URIs come from the bundle: every line is escaped for the terminal.
   io.stdout.write(out.map((line) => safe(line)).join('\n') + '\n');
   return 0;
@@ -86,4 +98,18 @@ export function inspectCommand(args: string[], io: CliIo): number {
 
 function fmt(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/** Written whole or not at all: a temporary file beside the target, then a rename. */
+function writePage(file: string, bundle: { id: string; content: unknown }): string {
+  const page = renderInspectorPage({ id: bundle.id, content: bundle.content as BundleContent });
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, page);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw new UsageError(`Cannot write --html ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return file;
 }

@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCompiler, firstDifference, type BuildResult } from '@berrypack/compiler';
+import { createCompiler, type BuildResult } from '@berrypack/compiler';
+import { firstDifference } from '@berrypack/compiler/internal-cli';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse } from '../options.js';
 import { printDiagnostics } from '../output/report.js';

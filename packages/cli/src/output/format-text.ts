@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readNormalized } from '@berrypack/compiler/internal-cli';
 import { LineIndex, type Diagnostic } from '@berrypack/compiler';
 import { terminalCodeFrame, terminalSafe as safe } from '../terminal-safe.js';
 import type { Colors } from './colors.js';
@@ -48,13 +48,4 @@ export function summaryLine(diagnostics: readonly Diagnostic[], colors: Colors):
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-function readNormalized(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { sortDiagnostics, type Diagnostic } from '@berrypack/compiler';
+import { readNormalized } from '@berrypack/compiler/internal-cli';
 import type { CliIo } from '../io.js';
 import { createColors } from './colors.js';
 import { formatGithub } from './format-github.js';
@@ -16,18 +18,6 @@ export function printDiagnostics(io: CliIo, format: OutputFormat, diagnostics: r
     io.stdout.write(formatGithub(shown));
   } else {
     const colors = createColors(io.stdout, io.env);
-    io.stdout.write(formatText(shown, colors, (file) => readFor(io.cwd, file)));
-  }
-}
-
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-
-function readFor(cwd: string, file: string): string | undefined {
-  try {
-    const text = readFileSync(path.resolve(cwd, file), 'utf8');
-    return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  } catch {
-    return undefined;
+    io.stdout.write(formatText(shown, colors, (file) => readNormalized(path.resolve(io.cwd, file))));
   }
 }

@@ -8,7 +8,7 @@ import { checkFields, expectArray, expectName, expectObject, expectText } from '
 import type { AgentDecl, ManifestInfo, NameRef } from './types.js';
 
 export const EXTENSION_FIELDS = ['agents', 'exports', 'sources', 'imports', 'resources', 'interfaces', 'requires', 'runtime'] as const;
-const AGENT_FIELDS = ['title', 'description', 'entry', 'welcome', 'icons', 'presentation'] as const;
+export const AGENT_FIELDS = ['title', 'description', 'entry', 'welcome', 'icons', 'presentation'] as const;
 
 const AUTHORITY = 'installation authority is granted when the package is prepared, never declared in the source manifest';
 const SETTINGS = 'user settings belong to an installation, not to the source manifest';

@@ -4,9 +4,9 @@ import { checkRelativePath, resolveInside } from './paths.js';
 import { checkFields, expectArray, expectName, expectObject, expectText } from './shape.js';
 import type { ImportDecl, NameRef } from './types.js';
 
-const IMPORT_FIELDS = ['name', 'manifest', 'bundle', 'root', 'export'] as const;
-const TARGETS = ['manifest', 'bundle', 'root'] as const;
-const DIGEST = /^sha256-[0-9a-f]{64}$/;
+export const IMPORT_FIELDS = ['name', 'manifest', 'bundle', 'root', 'export'] as const;
+export const TARGETS = ['manifest', 'bundle', 'root'] as const;
+export const DIGEST = /^sha256-[0-9a-f]{64}$/;
 
 const NO_DOWNLOAD = 'imports never download: name a local `manifest`, `bundle` or retained `root`';
 const IMPORT_HINTS: Readonly<Record<string, string>> = {

@@ -4,10 +4,10 @@ import { checkRelativePath, resolveInside } from './paths.js';
 import { checkFields, expectArray, expectObject, expectText } from './shape.js';
 import type { ResourceDecl } from './types.js';
 
-const RESOURCE_FIELDS = ['uri', 'mimeType', 'path'] as const;
+export const RESOURCE_FIELDS = ['uri', 'mimeType', 'path'] as const;
 const TOKEN = "[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}";
 /** RFC 6838 `type/subtype`, optionally with `; name=value` parameters (e.g. a charset). */
-const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\]*"))*$`);
+export const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\]*"))*$`);
 
 const RESOURCE_HINTS: Readonly<Record<string, string>> = {
   mimetype: 'write `mimeType` in camel case',

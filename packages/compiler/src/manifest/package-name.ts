@@ -1,4 +1,4 @@
-const PACKAGE_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/;
+export const PACKAGE_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/;
 export const MAX_PACKAGE_NAME = 128;
 
 /**

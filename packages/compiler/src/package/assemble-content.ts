@@ -3,19 +3,21 @@ import type { CapturedResource, ManifestInfo } from '../manifest/index.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import type { PackageResolution, ResolvedRoutine } from '../reference/resolve-package.js';
 import type { Target } from '../reference/resolve-name.js';
+import type { ResolvedNext } from '../reference/resolve-frontmatter.js';
 import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './steps/analyze-code.js';
 import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
 import type { RawJson } from '../bundle/canonical-json.js';
-import type { PackageSummary } from './types.js';
+import type { NextStep, PackageSummary } from './types.js';
 import { relativePosix } from './steps/paths.js';
 import type { CompiledImport } from './steps/resolve-imports.js';
 
 export { FragmentCache } from './cache/fragment-cache.js';
 
 export type { PackageSummary } from './types.js';
+
 
 /** A method document found among the sources (MTH-16: its version id is its content digest). */
 export interface CompiledMethodFile {
@@ -69,6 +71,7 @@ export function assembleContent(
       const summary: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
       if (record.input !== undefined) summary.input = record.input;
       if (record.output !== undefined) summary.output = record.output;
+      if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
       return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
     });
     files.push(entry.file);
@@ -206,3 +209,8 @@ function entryOf(routine: RoutineSource, field: string, key: string) {
 }
 
 export type { Target };
+
+function nextSteps(next: ResolvedNext): NextStep[] {
+  const targets = 'to' in next ? [next.to] : Object.keys(next.cases).sort().map((label) => next.cases[label]!);
+  return targets.map((target) => (target === null ? null : target.kind === 'source' ? { source: target.name } : 'other'));
+}

@@ -21,6 +21,7 @@ import { DiscoveryCache } from './cache/discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
+import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
 import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
@@ -58,6 +59,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const discovery = discoveries.discover(manifest, bytes, host);
     diagnostics.push(...discovery.diagnostics);
     const routines: RoutineSource[] = [];
+    /** Names of sources that failed to parse, recovered from their text, and their files. */
+    const unparsed = new Map<string, string>();
     const methods: CompiledMethodFile[] = [];
     for (const file of discovery.sources) {
       let source: Uint8Array;
@@ -82,6 +85,11 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       const checked = sources.check(file, source);
       diagnostics.push(...checked.diagnostics);
       if (checked.routine) routines.push(checked.routine);
+      else if (hasErrors(checked.diagnostics)) {
+        const text = decodeSourceText(source);
+        const name = text.ok ? recoverName(text.text) : undefined;
+        if (name !== undefined) unparsed.set(name, file);
+      }
     }
     diagnostics.push(...checkNames(routines));
     const unique = uniqueByName(routines);
@@ -105,6 +113,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       sources: new Map(unique.map((r) => [r.name!, r])),
       imports: new Map(imports.imports.map((i): [string, ImportAlias] => [i.alias.alias, i.alias])),
       externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
+      unparsed,
     };
     const resolution = resolvePackage({
       routines: unique,
@@ -122,7 +131,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const captured = captureResources(manifest, host);
     diagnostics.push(...captured.diagnostics);
 
-    if (hasErrors(diagnostics)) return { diagnostics, manifest, result: undefined };
+    if (hasErrors(diagnostics) || buildOptions.bundle === false) return { diagnostics, manifest, result: undefined };
     const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports }, fragments);
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
@@ -172,7 +181,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       // What this build did not use is dropped: a long watch session stays bounded.
       for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
-      const ok = built.result !== undefined && !hasErrors(diagnostics);
+      const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
         ok,
         diagnostics,

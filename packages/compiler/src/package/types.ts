@@ -25,6 +25,11 @@ export interface CompilerOptions {
 export interface BuildOptions {
   /** MAN-8: the expected `sha256-<hex>` of the plugin.json bytes. */
   version?: string;
+  /**
+   * `false`: check only. The same diagnostics, files and directories, but the bundle is not
+   * assembled (`bundle` and `summary` stay undefined): what an editor needs on each keystroke.
+   */
+  bundle?: boolean;
 }
 
 export interface BuildResult {
@@ -67,6 +72,13 @@ export interface Compiler {
   readonly stats: CompilerStats;
 }
 
+/**
+ * Where a routine's `next` may go: a local source by name, `null` for a case that ends the chain
+ * with the routine's own output, `'other'` for an import or external tool (its output unknown
+ * here). What a caller receives is the output at the end of the chain.
+ */
+export type NextStep = { source: string } | null | 'other';
+
 /** What an importer's module and `berrypack types` describe about a package. */
 export interface PackageSummary {
   id: string;
@@ -74,7 +86,7 @@ export interface PackageSummary {
   name: string;
   agents: Record<string, { title: string; description: string; entry: string }>;
   exports: string[];
-  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown }>;
+  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown; next?: NextStep[] }>;
   requirements: PackageResolution['requirements'];
 }
 

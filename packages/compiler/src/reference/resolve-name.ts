@@ -21,9 +21,11 @@ export interface NameTable {
   imports: ReadonlyMap<string, ImportAlias>;
   /** External tool names the build knows: the manifest's `requires` plus, when a catalog is given, its tool names. */
   externals: ReadonlySet<string>;
+  /** Names declared by sources that failed to parse (and their files): a reference to one is not reported as unknown. */
+  unparsed?: ReadonlyMap<string, string>;
 }
 
-export type Resolution = { ok: true; target: Target } | { ok: false; reason: 'missing' | 'ambiguous'; candidates: string[] };
+export type Resolution = { ok: true; target: Target } | { ok: false; reason: 'missing' | 'ambiguous' | 'unparsed'; candidates: string[] };
 
 /**
  * REF-2, the one resolver for every place a source is named (REF-1). A qualified name
@@ -55,8 +57,17 @@ export function resolveName(
     if (only !== undefined) return { ok: true, target: exactTarget(table, only)! };
   }
   if (allowExternal && table.externals.has(name)) return { ok: true, target: { kind: 'external', name } };
+  if (namesUnparsed(table, name, callerNamespace)) return { ok: false, reason: 'unparsed', candidates: [] };
   const pool = allowExternal ? [...allNames(table), ...table.externals] : [...allNames(table)];
   return { ok: false, reason: 'missing', candidates: nearest(name, new Set(pool)) };
+}
+
+/** Whether `name` (as written by a caller in `callerNamespace`) would name a source that failed to parse. */
+function namesUnparsed(table: NameTable, name: string, callerNamespace: string | undefined): boolean {
+  const unparsed = table.unparsed;
+  if (unparsed === undefined || unparsed.size === 0) return false;
+  if (unparsed.has(name) || (callerNamespace && unparsed.has(`${callerNamespace}.${name}`))) return true;
+  return !name.includes('.') && [...unparsed.keys()].some((candidate) => finalSegment(candidate) === name);
 }
 
 /** A source wins over an import alias of the same name; the manifest checker refuses that clash. */

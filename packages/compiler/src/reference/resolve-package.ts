@@ -196,6 +196,9 @@ function reusable(previous: State, routines: readonly Named[], input: PackageInp
 function sameImports(a: NameTable, b: NameTable): boolean {
   if (a.imports.size !== b.imports.size || a.externals.size !== b.externals.size) return false;
   for (const name of a.externals) if (!b.externals.has(name)) return false;
+  // A reference to a source that failed to parse was not reported; when that changes, it may have to be.
+  const unparsedA = [...(a.unparsed?.keys() ?? [])].sort().join('\n');
+  if (unparsedA !== [...(b.unparsed?.keys() ?? [])].sort().join('\n')) return false;
   for (const [alias, value] of a.imports) {
     const other = b.imports.get(alias);
     if (other === undefined || other.kind !== value.kind || other.body !== value.body) return false;

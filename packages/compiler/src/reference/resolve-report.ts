@@ -39,6 +39,8 @@ export function resolveAt(ctx: ResolveContext, name: string, namespace: string |
 
 export function reportUnresolved(ctx: ResolveContext, name: string, resolution: Exclude<Resolution, { ok: true }>, site: Site, place: Place): void {
   const r = site.reporter;
+  // The source it names failed to parse: that error is the cause, and already reported.
+  if (resolution.reason === 'unparsed') return;
   if (resolution.reason === 'ambiguous') {
     r.report('BP2101', site.span, `Unexpected ambiguous ${place.what} \`${name}\`, expected one match among ${quoteList(resolution.candidates)}`, {
       hint: `write the qualified name, ${quoteList(resolution.candidates)}: a qualified name cannot become ambiguous when sources are added`,

@@ -6,14 +6,18 @@ import type { RoutineContext } from './context.js';
 import { expectBoolean, expectInteger, expectSeq, expectString } from './expect.js';
 import { checkName } from './names.js';
 
+export const COMPACTION_KEYS = ['max_tokens', 'keep_turns', 'summary'] as const;
+export const CONFIGURE_KEYS = ['routine', 'fields'] as const;
+export const ROUTE_KEYS = ['routine'] as const;
+
 /** MISC-1 `compaction`. */
 export function checkCompactionField(ctx: RoutineContext, node: YNode): void {
   const r = ctx.reporter;
   // "Not on classification" is reported once, by the classification checker (CLS-1 lists compaction too).
   const map = expectMapping(r, node, 'BP1460', '`compaction`', '`max_tokens` and `keep_turns`');
   if (!map) return;
-  checkOwnKeys(r, map, ['max_tokens', 'keep_turns', 'summary'], 'BP1460', '`compaction`');
-  checkRequiredKeys(r, map, ['max_tokens', 'keep_turns'], 'BP1460', '`compaction`');
+  checkOwnKeys(r, map, COMPACTION_KEYS, 'BP1460', '`compaction`');
+  checkRequiredKeys(r, map, COMPACTION_KEYS.slice(0, 2), 'BP1460', '`compaction`');
   const maxTokens = entry(map, 'max_tokens');
   if (maxTokens) expectCount(r, maxTokens.value, 'BP1461', '`compaction.max_tokens`', 1);
   const keepTurns = entry(map, 'keep_turns');
@@ -28,8 +32,8 @@ export function checkConfigureField(ctx: RoutineContext, node: YNode): void {
   const r = ctx.reporter;
   const map = expectMapping(r, node, 'BP1465', '`configure`', '`routine` and `fields`', mappingHint('configure', node, 'routine'));
   if (!map) return;
-  checkOwnKeys(r, map, ['routine', 'fields'], 'BP1465', '`configure`');
-  checkRequiredKeys(r, map, ['routine', 'fields'], 'BP1465', '`configure`');
+  checkOwnKeys(r, map, CONFIGURE_KEYS, 'BP1465', '`configure`');
+  checkRequiredKeys(r, map, CONFIGURE_KEYS, 'BP1465', '`configure`');
   const routine = entry(map, 'routine');
   if (routine) expectName(r, routine.value, 'BP1466', '`configure.routine`');
   const fields = entry(map, 'fields');
@@ -61,13 +65,13 @@ export function checkRouteField(ctx: RoutineContext, node: YNode): void {
   const r = ctx.reporter;
   const map = expectMapping(r, node, 'BP1470', '`route`', '`routine`', mappingHint('route', node, 'routine'));
   if (!map) return;
-  checkOwnKeys(r, map, ['routine'], 'BP1470', '`route`');
-  checkRequiredKeys(r, map, ['routine'], 'BP1470', '`route`');
+  checkOwnKeys(r, map, ROUTE_KEYS, 'BP1470', '`route`');
+  checkRequiredKeys(r, map, ROUTE_KEYS, 'BP1470', '`route`');
   const routine = entry(map, 'routine');
   if (routine) expectName(r, routine.value, 'BP1471', '`route.routine`');
 }
 
-const PERMISSION_SELECTIONS = ['catalogs', 'tools'] as const;
+export const PERMISSION_SELECTIONS = ['catalogs', 'tools'] as const;
 const PERMISSION_FORMS = 'write a list of tool IDs (`- web.search`, or `[]` for none), `permissions: catalogs` or `permissions: tools`';
 
 /** MISC-4 `permissions`. */

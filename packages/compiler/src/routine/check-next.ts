@@ -3,7 +3,7 @@ import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.
 import { checkOwnKeys, expectFlag, expectMapping, expectName, refuseRef } from './check-misc.js';
 import type { RoutineContext } from './context.js';
 
-const NEXT_KEYS = ['to', 'select', 'cases', 'input', 'output'] as const;
+export const NEXT_KEYS = ['to', 'select', 'cases', 'input', 'output'] as const;
 const NEXT_ROOTS = ['input', 'output'] as const;
 
 const NEXT_HINTS: Readonly<Record<string, string>> = {

@@ -2,8 +2,8 @@ import { entry, type YNode } from '../source/yaml-tree.js';
 import { andList, checkOwnKeys, checkRequiredKeys, expectCount, expectFlag, expectMapping } from './check-misc.js';
 import type { RoutineContext } from './context.js';
 
-const PORT_KEYS = ['input', 'output', 'limits'] as const;
-const LIMIT_KEYS = ['bytes', 'messages', 'pending'] as const;
+export const PORT_KEYS = ['input', 'output', 'limits'] as const;
+export const LIMIT_KEYS = ['bytes', 'messages', 'pending'] as const;
 
 const PORT_HINTS: Readonly<Record<string, string>> = Object.fromEntries(LIMIT_KEYS.map((key) => [key, `\`${key}\` belongs inside \`port.limits\``]));
 const LIMIT_HINTS: Readonly<Record<string, string>> = Object.fromEntries(

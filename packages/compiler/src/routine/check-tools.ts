@@ -7,12 +7,12 @@ import type { RoutineContext } from './context.js';
 import { expectSeq, expectString } from './expect.js';
 import { checkName } from './names.js';
 
-const OPTION_KEYS = ['async', 'output', 'limits', 'presentation'] as const;
-const LIMIT_KEYS = ['calls', 'steps', 'concurrency', 'timeout'] as const;
-const PRESENTATION_KEYS = ['when', 'value'] as const;
+export const OPTION_KEYS = ['async', 'output', 'limits', 'presentation'] as const;
+export const LIMIT_KEYS = ['calls', 'steps', 'concurrency', 'timeout'] as const;
+export const PRESENTATION_KEYS = ['when', 'value'] as const;
 const PRESENTATION_ROOTS = ['input', 'call', 'output', 'catalogs'] as const;
 const PRESENTATION_OBJECT = ['format', 'document', 'title', 'fallback'] as const;
-const WHEN = ['accepted', 'completed'] as const;
+export const WHEN = ['accepted', 'completed'] as const;
 
 const OPTION_HINTS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(LIMIT_KEYS.map((key) => [key, `\`${key}\` belongs inside \`limits\``])),

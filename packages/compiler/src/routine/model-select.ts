@@ -17,12 +17,12 @@ export const SELECT_KEYS = [
   'funding',
 ] as const;
 
-const OPERATIONS = ['generation', 'classification'];
-const INTERACTIONS = ['request', 'stream', 'session'];
-const STRING_LISTS = ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'];
+export const OPERATIONS = ['generation', 'classification'];
+export const INTERACTIONS = ['request', 'stream', 'session'];
+export const STRING_LISTS = ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'];
 
 /** Capabilities binding infers from the routine itself (MDL-5). */
-const INFERRED: Readonly<Record<string, string>> = {
+export const INFERRED: Readonly<Record<string, string>> = {
   structured_output: 'structured output is inferred during binding from the routine\'s `output`; remove it',
   tools: 'tool support is inferred during binding from the routine\'s `tools`; remove it',
 };

@@ -21,10 +21,10 @@ export interface ModelCatalog {
   models: CatalogModel[];
 }
 
-const STRUCTURE = ['select', 'provider', 'id'];
+export const STRUCTURE = ['select', 'provider', 'id'];
 
 /** Descriptor fields describe a model in the catalog; a routine cannot set them (MDL-5). */
-const DESCRIPTORS: Readonly<Record<string, string>> = {
+export const DESCRIPTORS: Readonly<Record<string, string>> = {
   structured_output: 'structured output is inferred during binding from the routine\'s `output`; remove it',
   pricing: 'pricing is part of the model catalog\'s descriptor, not something a routine sets; remove it',
   max_input_tokens: 'to require a context window, write `context_length:` with `minimum: N` inside `model.select`',

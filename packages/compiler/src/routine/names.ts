@@ -1,4 +1,4 @@
-const NAME_RE = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
+export const NAME_RE = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 
 export type NameProblem = { rule: 'NAME-1' | 'NAME-2'; message: string; hint?: string };
 

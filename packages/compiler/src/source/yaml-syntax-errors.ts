@@ -1,4 +1,5 @@
 import type { Reporter } from '../diagnostics/reporter.js';
+import { indentationHint, unclosedQuoteHint } from './syntax-hints.js';
 
 const COLON_TRAP_ERRORS = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
 
@@ -13,6 +14,11 @@ export function reportSyntaxErrors(errors: readonly { code: string; pos: [number
     const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
     const lineText = reporter.lines.lineText(line);
     const previous = reporter.lines.lineText(line - 1);
+    const precise = error.code === 'BAD_INDENT' || COLON_TRAP_ERRORS.has(error.code) ? indentationHint(reporter.lines, line, error.code) : error.code === 'MISSING_CHAR' ? unclosedQuoteHint(reporter.lines, line, message) : undefined;
+    if (precise) {
+      reporter.report(precise.code, precise.span, precise.message, { hint: precise.hint });
+      continue;
+    }
     if (COLON_TRAP_ERRORS.has(error.code) && (/:\s.*:\s/.test(lineText + ' ') || /: /.test(lineText) || /: /.test(previous))) {
       const lineStart = reporter.lines.starts[line - 1] ?? span.start;
       // Point at the value after the first `key: `, which is what needs quoting.
