@@ -28,8 +28,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.cjs'],
+    files: ['**/*.cjs', 'editors/**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', exports: 'writable', require: 'readonly', __dirname: 'readonly', __filename: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['packages/*/src/**/*.ts'],

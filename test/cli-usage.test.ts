@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../packages/cli/src/index.js';
 import { berrypack, ROOT } from './support/cli.js';
-import { cleanup, copyFixtures, tempDir } from './support/temp.js';
+import { cleanup, copyFixtures } from './support/temp.js';
 
 const dirs: string[] = [];
 afterAll(() => cleanup(...dirs));

@@ -91,7 +91,7 @@ describe('editor JSON Schemas', () => {
     ['no description (SRC-8)', (fm) => fm.replace(/^description:.*(\n([ \t]+|-).*)*/m, '')],
     ['a name with a space (NAME-1)', (fm) => fm.replace(/^name:.*$/m, 'name: two words')],
     ['an env. name (NAME-2)', (fm) => fm.replace(/^name:.*$/m, 'name: env.secret')],
-    ['a string for tools (TOOL-1)', (fm, kind) => `${fm.replace(/^tools:.*(\n([ \t]+|-).*)*/m, '')}\ntools: notes.compose`],
+    ['a string for tools (TOOL-1)', (fm, _kind) => `${fm.replace(/^tools:.*(\n([ \t]+|-).*)*/m, '')}\ntools: notes.compose`],
     ['a port with nothing open (PORT-1)', (fm, kind) => (kind === 'instructions' ? undefined : `${fm.replace(/^port:.*(\n([ \t]+|-).*)*/m, '')}\nport:\n  input: false\n  output: false\n  limits:\n    bytes: 1\n    messages: 1\n    pending: 1`)],
     ['a keyword outside the native profile (SCH-4)', (fm, kind) => (kind === 'instructions' ? undefined : `${fm.replace(/^input:.*(\n([ \t]+|-).*)*/m, '')}\ninput:\n  type: object\n  minProperties: 1`)],
     ['both select and provider (MDL-1)', (fm, kind) => (kind === 'model' ? fm.replace(/^model:\n/m, 'model:\n  provider: acme\n') : undefined)],
@@ -124,6 +124,7 @@ describe('editor JSON Schemas', () => {
 
   it('accept every plugin.json the checker accepts, and refuse the same manifest mistakes', () => {
     const errors = (file: string, text: string) => readManifest(file, Buffer.from(text)).diagnostics.filter((d) => d.severity === 'error');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each case mutates a different shape of manifest
     const mistakes: [string, (m: any) => void][] = [
       ['version 1 as a number', (m) => (m.version = 1)],
       ['an upper-case name', (m) => (m.name = 'Example.Notes')],

@@ -6,7 +6,7 @@ import { naturalCompare } from '../packages/cli/src/inspect-html/graph.js';
 import { squarify } from '../packages/cli/src/inspect-html/layout.js';
 import { Browser, chromiumOrSkip, type Page } from './support/chromium.js';
 import { berrypack, ROOT } from './support/cli.js';
-import { cleanup, copyFixtures, tempDir } from './support/temp.js';
+import { cleanup, copyFixtures } from './support/temp.js';
 
 /** Screenshots are kept for a person to look at (gitignored). */
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');

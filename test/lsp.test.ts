@@ -246,7 +246,7 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const converse = path.join(work, 'notebook/routines/converse.md');
     const uri = pathToFileURL(converse).href;
     const text = readFileSync(converse, 'utf8');
-    const edited = text.replace('tools:\n', 'out\ntools:\n  - \n').replace('  max_output_tokens: 2000\n', '  max_output_tokens: 2000\n  select:\n    operation: generation\n    \n').replace(/^  select:\n    operation: generation\n    interaction: request\n/m, '');
+    const edited = text.replace('tools:\n', 'out\ntools:\n  - \n').replace('  max_output_tokens: 2000\n', '  max_output_tokens: 2000\n  select:\n    operation: generation\n    \n').replace(/^ {2}select:\n {4}operation: generation\n {4}interaction: request\n/m, '');
     client.change(uri, edited);
     const keys = await client.complete(uri, at(edited, 'out\ntools', 3));
     const labels = keys.map((k) => k.label);

@@ -144,7 +144,7 @@ function nodeDetails(content: BundleContent, graph: RoutineGraph): Record<string
     if (n.visibility) d.visibility = n.visibility;
     if (n.id === sourceId(n.label) && content.sources?.[n.label]) {
       const s = content.sources[n.label]!;
-      for (const key of ['title', 'description', 'path'] as const) if (typeof s[key] === 'string') d.facts.push([key, s[key] as string]);
+      for (const key of ['title', 'description', 'path'] as const) if (typeof s[key] === 'string') d.facts.push([key, s[key]]);
       const text = files.get(s.path as string)?.text;
       if (text !== undefined) Object.assign(d, splitSource(text));
       if (s.input !== undefined) d.input = s.input;
