@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkMethod } from '../packages/compiler/src/index.js';
+import { runMethod } from '../packages/runtime/src/index.js';
 import { berrypack } from './support/cli.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-cli-'));
@@ -143,6 +145,57 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     });
   });
 
+  it('MTH-18: confirm --done takes the step\'s outputs with --response-json; without them the step waits (missing-output), never completed with a null result', async () => {
+    const file = path.join(tmp, 'post.method.yaml');
+    writeFileSync(
+      file,
+      [
+        'format: method/2', 'name: post', 'goal: Post a note on the wiki and share its address.',
+        'environment:', '  wiki: {type: browser, description: A browser signed in to the wiki.}',
+        'steps:',
+        '  post:', '    in: {wiki: environment.wiki}', '    do: Post the note on {{wiki}}.', '    changes: [environment.wiki]',
+        '    out: {url: {type: text, description: The address of the post.}}', '    check: {present: url}',
+        '  share:', '    in: {url: url}', '    do: Share {{url}}.', '    out: {note: {type: text, description: The message.}}',
+        'result: note', '',
+      ].join('\n'),
+    );
+    const checked = checkMethod(file, readFileSync(file));
+    // A process that dies mid-change: the run is left `running` with `post` started.
+    const dir = dataDir('confirm-live');
+    let runId = '';
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    void runMethod(checked.method!, { dataDir: dir, environment: { wiki: {} }, executor: async (r) => ((runId = r.runId), entered(), new Promise<never>(() => {})) });
+    await started;
+    const copy = dataDir('confirm');
+    cpSync(dir, copy, { recursive: true });
+    rmSync(path.join(copy, 'runs', runId, 'lock'));
+    const script = path.join(tmp, 'post.script.json');
+    writeFileSync(script, JSON.stringify({ share: [{ output: { note: 'Shared https://wiki.example/p' } }] }));
+    const common = ['--data-dir', copy, '--step', 'post', '--environment', '{"wiki": {}}', '--script', script];
+
+    const uncertain = method(['status', runId, '--data-dir', copy]);
+    expect(uncertain.json).toMatchObject({ status: 'needs_attention', steps: { post: 'uncertain' } });
+    const waiting = method(['confirm', runId, ...common, '--done']);
+    expect(waiting.code).toBe(0);
+    expect(waiting.json).toEqual({
+      runId,
+      status: 'needs_attention',
+      steps: { post: 'waiting', share: 'pending' },
+      pending: [{ step: 'post', kind: 'missing-output', request: expect.stringContaining('its outputs (`url`) were not given') }],
+      diagnostics: [],
+    });
+    const text = berrypack(['method', 'status', runId, '--data-dir', copy]);
+    expect(text.stdout).toContain(`Waiting for outputs: post\n`);
+    expect(text.stdout).toContain(`→ berrypack method confirm ${runId} --data-dir ${copy} --step post --done --response-json OUTPUTS | --redo`);
+    const wrong = berrypack(['method', 'confirm', runId, ...common, '--done', '--response-json', '1']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe("berrypack method: Unexpected response: the response to `post` (`url`) must be text, not number 1\n");
+    const done = method(['confirm', runId, ...common, '--done', '--response-json', '"https://wiki.example/p"']);
+    expect(done.code).toBe(0);
+    expect(done.json).toEqual({ runId, status: 'completed', steps: { post: 'passed', share: 'unchecked' }, pending: [], diagnostics: [], result: 'Shared https://wiki.example/p' });
+  });
+
   it('refuses usage mistakes with one line on stderr and exit 2', () => {
     const dir = dataDir('usage');
     const cases: [string[], string][] = [
@@ -151,6 +204,7 @@ describe('berrypack method (the real bin, MTH-18)', () => {
       [['method', 'run', FIXTURE], "berrypack method: Unexpected arguments without --data-dir DIR, expected the method's data folder\n"],
       [['method', 'status', 'run-nope', '--data-dir', dir], `berrypack method: Unexpected run id \`run-nope\`: no method.json in ${path.join(dir, 'runs', 'run-nope')}\n`],
       [['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected arguments, expected exactly one of --done or --redo\n'],
+      [['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a', '--redo', '--response', 'x'], "berrypack method: Unexpected a response with --redo, expected the step's outputs only with --done\n"],
       [['method', 'status', 'run-x', '--data-dir', dir, '--script', 'x'], 'berrypack method: Unexpected --script for `method status`\n'],
       [['method', 'resume', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE\n'],
     ];
@@ -160,5 +214,20 @@ describe('berrypack method (the real bin, MTH-18)', () => {
       if (stderr) expect(r.stderr).toBe(stderr);
       else expect(r.stderr).toContain('Usage: berrypack method run FILE');
     }
+  });
+});
+
+describe('RUN-4: method run reads runtime.yaml beside the document, or --config', () => {
+  it('refuses a malformed file with its diagnostic (exit 1), and a missing --config as a usage error', () => {
+    const dir = path.join(tmp, 'configured');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'weekly-report.method.yaml'), readFileSync(FIXTURE, 'utf8'));
+    writeFileSync(path.join(dir, 'runtime.yaml'), 'environment:\n  tracker: {tools: [a], writes: [b]}\n');
+    const bad = method(['run', path.join(dir, 'weekly-report.method.yaml'), '--data-dir', dataDir('configured-data'), '--script', SCRIPT]);
+    expect(bad.code).toBe(1);
+    expect(bad.json).toMatchObject({ runId: null, status: 'failed', error: { code: 'invalid-runtime-yaml' }, diagnostics: [expect.objectContaining({ code: 'BP9010', line: 2, column: 33, message: 'Unexpected "b" in environment.tracker.writes, expected one of its tools (a)' })] });
+    const missing = berrypack(['method', 'run', FIXTURE, '--data-dir', dataDir('configured-missing'), '--config', 'nowhere.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Unexpected --config nowhere\.yaml: ENOENT/);
   });
 });

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseRuntimeYaml } from '../packages/cli/src/runtime-yaml.js';
+import { parseRuntimeConfig } from '../packages/runtime/src/config/index.js';
 import { berrypack, ROOT } from './support/cli.js';
 
 // runtime.yaml beside a manifest or a bundle file: its `limits` for `run` and `replay`
@@ -116,6 +116,24 @@ describe('runtime.yaml beside the manifest (berrypack run)', () => {
   });
 });
 
+describe('--config FILE', () => {
+  it('replaces runtime.yaml beside the manifest, for run and replay; a missing file is a usage error', () => {
+    pkg('configured', 'loop.step', 'limits: {calls: 3}\n');
+    writeFileSync(path.join(tmp, 'roomy.yaml'), 'limits: {calls: 500}\n');
+    expect(run(['configured', ...LOOP]).json.error?.code).toBe('limit-calls');
+    const journal = path.join(tmp, 'configured.jsonl');
+    const r = berrypack(['run', 'configured', ...LOOP, '--config', 'roomy.yaml', '--journal', journal, '--json'], { cwd: tmp });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', output: { n: 10, state: 'done' } });
+    // Replayed under runtime.yaml's 3 calls it diverges; under the same --config it matches.
+    expect(berrypack(['replay', journal, '--json'], { cwd: tmp }).code).toBe(1);
+    expect(JSON.parse(berrypack(['replay', journal, '--config', 'roomy.yaml', '--json'], { cwd: tmp }).stdout)).toMatchObject({ matches: true });
+    const missing = berrypack(['run', 'configured', ...LOOP, '--config', 'nowhere.yaml'], { cwd: tmp });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('berrypack run: Unexpected --config nowhere.yaml: ENOENT\n');
+  });
+});
+
 describe('runtime.yaml beside a bundle file', () => {
   it('is read from the bundle file\'s directory', () => {
     pkg('to-bundle', 'loop.step');
@@ -159,7 +177,7 @@ describe('docs/runtime.md', () => {
     fence.lastIndex = doc.indexOf('<!-- example: runtime-yaml -->');
     expect(fence.lastIndex).toBeGreaterThan(0);
     const [yaml, command, printed] = [fence.exec(doc)![1]!, fence.exec(doc)![1]!, fence.exec(doc)![1]!];
-    expect(parseRuntimeYaml(yaml, 'runtime.yaml')).toEqual({ ok: true, limits: { timeoutMs: 10_000, steps: 1 } });
+    expect(limitsOf(yaml)).toEqual({ ok: true, limits: { timeoutMs: 10_000, steps: 1 } });
     expect(command).toContain('npx berrypack run /tmp/notebook --agent notebook');
     const notebook = path.join(tmp, 'notebook');
     cpSync(path.join(ROOT, 'fixtures/notebook'), notebook, { recursive: true });
@@ -172,11 +190,20 @@ describe('docs/runtime.md', () => {
   });
 });
 
-describe('parseRuntimeYaml', () => {
+/** The limits a text gives, or the refusal as `file:line:column: message`. */
+function limitsOf(text: string): { ok: true; limits: unknown } | { ok: false; message: string } {
+  const r = parseRuntimeConfig(text, { directory: tmp });
+  if (r.ok) return { ok: true, limits: r.config.limits };
+  const d = r.diagnostics[0]!;
+  return { ok: false, message: `${d.file}:${d.line}:${d.column}: ${d.message}` };
+}
+
+describe('parseRuntimeConfig: limits', () => {
+  const parseRuntimeYaml = (text: string, _file: string) => limitsOf(text);
   const refused = (text: string): string => {
-    const r = parseRuntimeYaml(text, 'runtime.yaml');
+    const r = limitsOf(text);
     if (r.ok) throw new Error(`accepted ${JSON.stringify(text)}`);
-    return r.error.message;
+    return r.message;
   };
 
   it('reads every limit, in the units of createRuntime({limits})', () => {
@@ -191,9 +218,10 @@ describe('parseRuntimeYaml', () => {
   });
 
   it('refuses, with line and column, anything else', () => {
-    expect(refused('')).toBe('runtime.yaml:1:1: Unexpected empty value in runtime.yaml, expected a mapping with `limits`');
-    expect(refused('- limits\n')).toBe('runtime.yaml:1:1: Unexpected list in runtime.yaml, expected a mapping with `limits`');
-    expect(refused('limits: {calls: 3}\nmodels: {}\n')).toBe('runtime.yaml:2:1: Unexpected `models` in runtime.yaml, expected only `limits` (no other runtime setting is read)');
+    const keys = 'limits, models, bind, catalog, tools, grants, user, environment, sessions, database';
+    expect(refused('')).toBe(`runtime.yaml:1:1: Unexpected empty value in runtime.yaml, expected a mapping of ${keys}`);
+    expect(refused('- limits\n')).toBe(`runtime.yaml:1:1: Unexpected list in runtime.yaml, expected a mapping of ${keys}`);
+    expect(refused('limits: {calls: 3}\nmodel: {}\n')).toBe(`runtime.yaml:2:1: Unexpected \`model\` in runtime.yaml, expected one of ${keys}`);
     expect(refused('limits:\n')).toBe('runtime.yaml:1:1: Unexpected empty value as `limits`, expected a mapping of limits (timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency)');
     expect(refused('limits: [calls]\n')).toMatch(/^runtime\.yaml:1:9: Unexpected list as `limits`/);
     expect(refused('\ufefflimits: {callz: 1}\r\n')).toMatch(/^runtime\.yaml:1:10: Unexpected limit `callz`/);
@@ -209,6 +237,45 @@ describe('parseRuntimeYaml', () => {
     expect(refused('limits:\n  steps: &x 3\n  calls: *x\n')).toBe('runtime.yaml:3:10: Unexpected alias as limits.calls, expected a positive integer (calls)');
     expect(refused('limits:\n  calls: !int 3\n')).toMatch(/^runtime\.yaml:2:10: YAML syntax error: /);
     expect(refused('limits: {calls: 3}\n---\nlimits: {calls: 4}\n')).toMatch(/^runtime\.yaml:\d+:\d+: YAML syntax error: /);
-    expect(refused(`limits: ${'['.repeat(2_000)}`)).toMatch(/^runtime\.yaml:1:1: Unexpected nesting deeper than 256 levels/);
+    expect(refused(`limits: ${'['.repeat(2_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    expect(refused(`user: ${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    expect(refused(`user: ${'[0, '.repeat(300)}${']'.repeat(300)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    // Many collections side by side are not deep.
+    expect(limitsOf(`user: {a: [${'[1], '.repeat(500)}]}\n`).ok).toBe(true);
+  });
+});
+
+describe('$.user and $.runtime served by the CLI host', () => {
+  function readers(name: string, yaml: string): string {
+    const dir = path.join(tmp, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'plugin.json'),
+      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `yaml.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { agents: { greeter: { title: 'Greeter', description: 'Greets.', entry: 'greet' } }, exports: ['whole'] } } }),
+    );
+    writeFileSync(path.join(dir, 'greet.md'), '---\nname: greet\ndescription: Greets the user.\nmodel:\n  select:\n    operation: generation\n---\nGreet {{ $.user.name }}. Agents: {{ $.runtime.agents.total }} ({{ $.runtime.agents.items[0].id }}).\n\n{{ $.runtime.summary }}\n');
+    writeFileSync(path.join(dir, 'whole.md'), '---\nname: whole\ndescription: Shows the whole profile.\nmodel:\n  select:\n    operation: generation\n---\nProfile: {{ $.user }}\n');
+    writeFileSync(path.join(dir, 'runtime.yaml'), yaml);
+    return dir;
+  }
+  const instructions = (r: RunJson) => ((r.calls as { kind: string; input?: { instructions?: string } }[]).find((c) => c.kind === 'model')?.input?.instructions ?? '');
+
+  it('renders runtime.yaml `user` claims and the runtime overview into the instructions, through granted readers', () => {
+    readers('greets', 'user: {name: Ana, email: ana@example.test}\ngrants: [runtime.user.profile.read, runtime.catalog.read]\n');
+    const r = run(['greets', '--agent', 'greeter']);
+    expect(r.json.status).toBe('completed');
+    expect(instructions(r.json)).toMatch(/^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, no sessions; host \w+ \w+, Node v\d+/);
+    const reads = (r.json.calls as { kind: string; name: string }[]).filter((c) => c.kind === 'read').map((c) => c.name).sort();
+    expect(reads).toEqual(['runtime.catalog.read', 'runtime.user.profile.read']);
+  });
+
+  it('serves {} without `user`: the whole profile renders, a selected claim refuses before inference', () => {
+    readers('anonymous', 'grants: [runtime.user.profile.read, runtime.catalog.read]\n');
+    const whole = run(['anonymous', '--export', 'whole']);
+    expect(whole.json.status).toBe('completed');
+    expect(instructions(whole.json)).toBe('Profile: {}\n');
+    const named = run(['anonymous', '--agent', 'greeter']);
+    expect(named.json).toMatchObject({ status: 'failed', error: { code: 'missing-value' } });
+    expect((named.json.calls as { kind: string }[]).some((c) => c.kind === 'model')).toBe(false);
   });
 });

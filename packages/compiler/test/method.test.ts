@@ -141,14 +141,63 @@ describe('MTH-3 data declarations', () => {
     expect(diagnose(VALID.replace('        items:\n          type: text\n', ''))).toEqual(['BP6022 MTH-3 15:15']);
     expect(diagnose(VALID.replace('          type: text\n', '          type: text\n        fields:\n          a:\n            type: text\n'))).toEqual(['BP6022 MTH-3 17:9']);
   });
-  it('refuses keys a declaration does not accept, and a bare type for a field', () => {
+  it('refuses keys a declaration does not accept', () => {
     const d = check(VALID.replace('    type: text\n', '    type: text\n    format: markdown\n')).diagnostics;
     expect(summary(d)).toEqual(['BP6023 MTH-3 7:5']);
     expect(d[0]!.hint).toContain('only a file declares a format');
     expect(diagnose(VALID.replace('    type: text\n', '    type: text\n    required: true\n'))).toEqual(['BP6023 MTH-3 7:5']);
-    const bare = check(VALID.replace('        items:\n          type: text', '        fields:\n          title: text')).diagnostics;
-    expect(summary(bare)).toEqual(['BP6020 MTH-3 18:18']);
-    expect(bare[0]!.hint).toBe('write `title: {type: text}` (a nested type is itself a declaration)');
+  });
+  it('refuses a bare `record` or `list` where a type is expected (no room for fields), an unknown bare name, and a bare `file` in state', () => {
+    const bareRecord = check(VALID.replace('        items:\n          type: text', '        fields:\n          who: record')).diagnostics;
+    expect(summary(bareRecord)).toEqual(['BP6022 MTH-3 18:16']);
+    expect(bareRecord[0]!.hint).toBe('write `{type: record, fields: {name: text, …}}`');
+    expect(diagnose(VALID.replace('        items:\n          type: text', '        items: list'))).toEqual(['BP6022 MTH-3 17:16']);
+    const unknown = check(VALID.replace('        items:\n          type: text', '        items: string')).diagnostics;
+    expect(summary(unknown)).toEqual(['BP6021 MTH-3 17:16']);
+    expect(unknown[0]!.hint).toBe('did you mean `text`?');
+    expect(diagnose(VALID.replace('        items:\n          type: text', '        items: 3'))).toEqual(['BP6021 MTH-3 17:16']);
+    const seq = check(VALID.replace('        items:\n          type: text', '        items: [text]')).diagnostics;
+    expect(summary(seq)).toEqual(['BP6020 MTH-3 17:16']);
+    expect(seq[0]!.message).toBe('Unexpected a list for the items of output `results`, expected a type name or a declaration');
+    const state = VALID.replace('steps:', 'state:\n  seen:\n    type: record\n    description: Seen.\n    file: seen.json\n    default: {}\n    fields:\n      page: file\nsteps:');
+    expect(diagnose(state)).toContain('BP6043 MTH-5 15:13');
+  });
+  it('MTH-3 decision: a bare type name and a nested declaration mean the same type, at every nesting level and under inputs, state and out', () => {
+    // Each case: the same type written with bare names (`bare`) and with nested declarations (`nested`).
+    const cases: { bare: string; nested: string; type: unknown }[] = [
+      { bare: 'items: text', nested: 'items: {type: text}', type: { type: 'list', items: { type: 'text' } } },
+      { bare: 'fields: {name: text, age: number}', nested: 'fields: {name: {type: text}, age: {type: number}}', type: { type: 'list', fields: { name: { type: 'text' }, age: { type: 'number' } } } },
+      {
+        bare: 'items: {type: list, items: boolean}',
+        nested: 'items: {type: list, items: {type: boolean}}',
+        type: { type: 'list', items: { type: 'list', items: { type: 'boolean' } } },
+      },
+      {
+        bare: 'fields: {person: {type: record, fields: {name: text, tags: {type: list, items: text}}}}',
+        nested: 'fields: {person: {type: record, fields: {name: {type: text}, tags: {type: list, items: {type: text}}}}}',
+        type: { type: 'list', fields: { person: { type: 'record', fields: { name: { type: 'text' }, tags: { type: 'list', items: { type: 'text' } } } } } },
+      },
+    ];
+    const compiled = (spec: string, place: 'inputs' | 'state' | 'out') => {
+      const declaration = `{type: list, description: Things., ${spec}${place === 'state' ? ', file: things.json, default: []' : place === 'inputs' ? ', default: []' : ''}}`;
+      const text = {
+        out: VALID.replace('      results:\n        type: list\n        description: Matching titles.\n        items:\n          type: text', `      results: ${declaration}`),
+        inputs: VALID.replace('inputs:\n', `inputs:\n  things: ${declaration}\n`),
+        state: VALID.replace('steps:', `state:\n  things: ${declaration}\nsteps:`),
+      }[place];
+      const r = check(text);
+      expect(r.diagnostics, `${place}: ${spec}`).toEqual([]);
+      const type = place === 'out' ? r.method!.outputs.results!.type : place === 'state' ? r.method!.state.things : r.method!.inputs.things;
+      const { description, file, default: _default, ...rest } = type as Record<string, unknown>;
+      expect(description).toBe('Things.');
+      return rest;
+    };
+    for (const place of ['inputs', 'state', 'out'] as const) {
+      for (const { bare, nested, type } of cases) {
+        expect(compiled(bare, place), `${place}: ${bare}`).toEqual(type);
+        expect(compiled(nested, place), `${place}: ${nested}`).toEqual(type);
+      }
+    }
   });
   it('accepts nested types, whose description is optional', () => {
     const nested = VALID.replace(
@@ -549,6 +598,15 @@ describe('fixtures/methods', () => {
     expect(m.outputs.report_file?.type).toEqual({ type: 'file', format: 'markdown', description: 'The report, with a title, a summary and one section per person.' });
     expect(m.state.last_report?.default).toEqual({ week: 'none', url: 'none' });
     expect(m.inputs.max_results?.default).toBe(10);
+  });
+  it('the ticket triage checks clean: bare types inside fields and items, a read-only and a changing use of one connection', () => {
+    const file = path.join(FIXTURES, 'ticket-triage.method.yaml');
+    const r = checkMethod(file, readFileSync(file));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.method!.order).toEqual(['find', 'reply', 'remember']);
+    expect(r.method!.outputs.tickets?.type).toEqual({ type: 'list', description: 'The new tickets, oldest first.', fields: { id: { type: 'text' }, title: { type: 'text' }, body: { type: 'text' } } });
+    expect(r.method!.state.triaged).toMatchObject({ type: 'list', items: { type: 'text' } });
+    expect(r.method!.steps.reply?.changes.map((c) => c.text)).toEqual(['environment.tracker']);
   });
   const expected = JSON.parse(readFileSync(path.join(FIXTURES, 'broken/expected.json'), 'utf8')) as Record<string, string[]>;
   it('lists every broken fixture', () => {

@@ -27,6 +27,7 @@ export type {
   ToolDefinition,
   Usage,
 } from './providers/provider.js';
+export type { ConfiguredModels, ModelConfig } from './prepare/bind-models.js';
 export { createScriptedProvider } from './providers/scripted.js';
 export { createOpenAICompatibleProvider } from './providers/openai-compatible.js';
 export { createFileJournal, createMemoryJournal, parseJournal, readJournal, type Journal, type MemoryJournal } from './journal/journal.js';
@@ -41,11 +42,13 @@ export {
   createProviderExecutor,
   createProviderJudge,
   createRoutineExecutor,
+  createStepTools,
   MethodError,
   methodStatus,
   readMethodRun,
   resumeMethod,
   runMethod,
+  toolConnections,
   type ChangeRecord,
   type CheckRecord,
   type ConfirmStepOptions,
@@ -72,6 +75,9 @@ export {
   type StepRequest,
   type StepResult,
   type StepStatus,
+  type StepTool,
+  type ToolCallRecord,
+  type ToolConnection,
   type CompiledMethod,
   type DataType as MethodDataType,
 } from './method/index.js';

@@ -23,6 +23,7 @@ describe('@berrypack/runtime public exports', () => {
       'createRuntime',
       'createScriptedProvider',
       'createSessionStore',
+      'createStepTools',
       'estimateTokens',
       'loadBundle',
       'methodStatus',
@@ -31,8 +32,14 @@ describe('@berrypack/runtime public exports', () => {
       'readMethodRun',
       'resumeMethod',
       'runMethod',
+      'toolConnections',
       'translateNativeSchema',
     ]);
+  });
+
+  it('exposes the runtime.yaml reader as ./config and the MCP and module tools as ./mcp', async () => {
+    expect(Object.keys(await import('../src/config/index.js')).sort()).toEqual(['MAX_CONFIG_BYTES', 'RUNTIME_YAML', 'parseRuntimeConfig']);
+    expect(Object.keys(await import('../src/mcp/index.js')).sort()).toEqual(['createConfiguredTools', 'mcpResultToJson']);
   });
 
   it('imports no part of the compiler but its bundle and JSONPath seams', async () => {

@@ -132,12 +132,12 @@ describe('method run durability (MTH-18)', () => {
     expect(bump.previous).toEqual([expect.objectContaining({ status: 'uncertain', changes: { 'state.counter': { target: 'state.counter', file: 'counter.json', before: 0 } } })]);
   });
 
-  it('MTH-18: a consumer of a step confirmed done without outputs stops with the reason', async () => {
+  it('MTH-18: confirm --done takes the step\'s outputs and the run goes on to its result; without them the step waits (missing-output)', async () => {
     const dir = tempDir();
     const publish = compile({
       environment: { wiki: { type: 'browser', description: 'The wiki.' } },
       steps: {
-        post: { in: { wiki: 'environment.wiki' }, do: 'Post on {{wiki}}.', changes: ['environment.wiki'], out: { url: text }, check: 'The page shows the post.' },
+        post: { in: { wiki: 'environment.wiki' }, do: 'Post on {{wiki}}.', changes: ['environment.wiki'], out: { url: text, words: { type: 'number', description: 'Words posted.' } }, check: 'The page shows the post.' },
         share: { in: { url: 'url' }, do: 'Share {{url}}.', out: { note: text } },
       },
       result: 'note',
@@ -148,14 +148,42 @@ describe('method run durability (MTH-18)', () => {
     await entered.promise;
     const copy = snapshot(dir);
     await expect(confirmStep(runId, { dataDir: copy, step: 'post', decision: 'done' })).rejects.toMatchObject({ code: 'environment-missing' });
-    const done = await confirmStep(runId, { dataDir: copy, step: 'post', decision: 'done', environment: { wiki: {} }, judge: (r) => ({ verdict: Object.keys(r.outputs).length === 0 ? 'ambiguous' : 'passed' }) });
-    expect(done).toEqual({
+    const host = { dataDir: copy, environment: { wiki: {} }, judge: (r: JudgeRequest) => ({ verdict: Object.keys(r.outputs).length === 0 ? ('ambiguous' as const) : ('passed' as const) }), executor: (r: StepRequest) => ({ output: { note: `shared ${String(r.inputs['url'])}` } }) };
+
+    // Without the outputs: never completed with a null result; the step waits for them.
+    const waiting = await confirmStep(runId, { ...host, step: 'post', decision: 'done' });
+    expect(waiting).toEqual({
       runId,
-      status: 'failed',
-      steps: { post: 'ambiguous', share: 'stopped' },
-      pending: [],
-      error: { code: 'stopped', message: 'Step `share` stopped: step `post` was confirmed done without recorded outputs, so `url` has no value' },
+      status: 'needs_attention',
+      steps: { post: 'waiting', share: 'pending' },
+      pending: [{ step: 'post', kind: 'missing-output', request: 'a person confirmed that the change happened, but its outputs (`url`, `words`) were not given; confirm it again with them (--done --response-json VALUE), or --redo to run it again' }],
     });
+    expect(await methodStatus(runId, { dataDir: copy })).toEqual(waiting);
+
+    // Outputs of the wrong shape change nothing.
+    await expect(confirmStep(runId, { ...host, step: 'post', decision: 'done', response: { url: 'https://wiki.example/p' } })).rejects.toMatchObject({ code: 'invalid-response' });
+    await expect(confirmStep(runId, { ...host, step: 'post', decision: 'redo', response: { url: 'x', words: 1 } })).rejects.toMatchObject({ code: 'invalid-response' });
+    expect(await methodStatus(runId, { dataDir: copy })).toEqual(waiting);
+
+    const done = await confirmStep(runId, { ...host, step: 'post', decision: 'done', response: { url: 'https://wiki.example/p', words: 120 } });
+    expect(done).toEqual({ runId, status: 'completed', steps: { post: 'passed', share: 'unchecked' }, pending: [], result: 'shared https://wiki.example/p' });
+    expect(readMethodRun(runId, { dataDir: copy }).record.steps['post']).toMatchObject({ confirmed: 'done', outputs: { url: 'https://wiki.example/p', words: 120 }, check: { status: 'passed' } });
+  });
+
+  it('MTH-18: confirm --done with the outputs settles an uncertain step in one go', async () => {
+    const dir = tempDir();
+    const publish = compile({
+      environment: { wiki: { type: 'browser', description: 'The wiki.' } },
+      steps: { post: { in: { wiki: 'environment.wiki' }, do: 'Post on {{wiki}}.', changes: ['environment.wiki'], out: { url: text }, check: { present: 'url' } } },
+      result: 'url',
+    });
+    const entered = signal();
+    let runId = '';
+    void runMethod(publish, { dataDir: dir, environment: { wiki: {} }, executor: async (r) => ((runId = r.runId), entered.fire(), forever) });
+    await entered.promise;
+    const copy = snapshot(dir);
+    const done = await confirmStep(runId, { dataDir: copy, environment: { wiki: {} }, step: 'post', decision: 'done', response: 'https://wiki.example/p' });
+    expect(done).toMatchObject({ status: 'completed', result: 'https://wiki.example/p' });
   });
 
   it('MTH-18: an outcome recorded before a crash is not produced again: only its check runs', async () => {

@@ -202,6 +202,62 @@ describe('method runs: when (MTH-12)', () => {
   });
 });
 
+describe('method runs: after a step stops or fails (MTH-12, MTH-18)', () => {
+  const steps = {
+    slow: { do: 'Take a while.', out: { thought: text } },
+    post: { when: 'inputs.publish', do: 'Post.', out: { url: text } },
+    archive: { in: { url: 'url' }, do: 'Archive {{url}}.', out: { archived: text } },
+    later: { after: 'slow', do: 'Then this.', out: { note: text } },
+    fresh: { do: 'Independent, listed after the stop.', out: { fresh: text } },
+  };
+  const doc = { inputs: { publish: { type: 'boolean', description: 'Whether to publish.' } }, steps, result: 'note' };
+
+  it('MTH-12: a step stopped by the output of a skipped step halts the run: running steps finish, nothing new starts, the run fails', async () => {
+    const calls: string[] = [];
+    const result = await runMethod(compile(doc), {
+      dataDir: dataDir(),
+      inputs: { publish: false },
+      executor: async (r) => {
+        calls.push(r.step);
+        // `slow` is in flight while `archive` stops; it finishes after that.
+        await new Promise((resolve) => setImmediate(resolve));
+        return { output: { slow: { thought: 'T' }, later: { note: 'N' }, fresh: { fresh: 'F' } }[r.step]! };
+      },
+    });
+    expect(result).toEqual({
+      runId: result.runId,
+      status: 'failed',
+      steps: { slow: 'unchecked', post: 'skipped', archive: 'stopped', later: 'pending', fresh: 'pending' },
+      pending: [],
+      error: { code: 'stopped', message: 'Step `archive` stopped: step `post` was skipped (`when: inputs.publish` is false), so `url` has no value; add `when: inputs.publish` to skip it too' },
+    });
+    expect(calls).toEqual(['slow']);
+  });
+
+  it('MTH-18: a failed step halts the run the same way', async () => {
+    const calls: string[] = [];
+    let failed!: () => void;
+    const failing = new Promise<void>((resolve) => (failed = resolve));
+    const result = await runMethod(compile({ ...doc, steps: { slow: steps.slow, post: { do: 'Post.', out: { url: text } }, later: steps.later, fresh: steps.fresh } }), {
+      dataDir: dataDir(),
+      inputs: { publish: true },
+      executor: async (r) => {
+        calls.push(r.step);
+        if (r.step === 'post') {
+          failed();
+          throw new Error('the wiki refused the post');
+        }
+        await failing;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { output: { slow: { thought: 'T' }, later: { note: 'N' }, fresh: { fresh: 'F' } }[r.step]! };
+      },
+    });
+    expect(result).toMatchObject({ status: 'failed', steps: { slow: 'unchecked', post: 'failed', later: 'pending' }, error: { message: 'Step `post` failed: the wiki refused the post' } });
+    // `fresh` was ready at the start, with `slow` and `post`; nothing started after the failure.
+    expect(calls).toEqual(['slow', 'post', 'fresh']);
+  });
+});
+
 describe('method runs: inputs, outputs and environment', () => {
   const method = compile({
     inputs: { topic: text, limit: { type: 'number', description: 'At most.', default: 3 } },

@@ -96,10 +96,10 @@ describe('RUN-6: the openai-compatible provider (chat completions over HTTP, tes
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'incomplete-output' } });
   });
 
-  it('fails with the HTTP status of an error response', async () => {
-    queue.push({ status: 503, body: { error: 'overloaded' } });
+  it('fails with the HTTP status of an error response, after the default 2 retries', async () => {
+    queue.push({ status: 503, body: { error: 'overloaded' } }, { status: 503, body: { error: 'overloaded' } }, { status: 503, body: { error: 'overloaded' } });
     const { outcome } = await ask('Oslo');
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'provider-failed' } });
-    expect((outcome as { error: { message: string } }).error.message).toContain('Unexpected HTTP 503');
+    expect((outcome as { error: { message: string } }).error.message).toMatch(/Unexpected HTTP 503 from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after 3 attempts: overloaded$/);
   });
 });

@@ -31,6 +31,13 @@ const MARKS: Readonly<Record<string, string>> = {
   passed: '✔', unchecked: '○', ambiguous: '?', skipped: '–', failed: '✖', stopped: '✖', waiting: '…', uncertain: '!', pending: '·', running: '▸', checking: '▸',
 };
 
+const TITLES: Readonly<Record<MethodRun['pending'][number]['kind'], string>> = {
+  ask: 'Waiting for a response',
+  uncertain: 'Uncertain',
+  interrupted: 'Interrupted',
+  'missing-output': 'Waiting for outputs',
+};
+
 /** Exit 0 for completed and needs_attention (and a live run's status), 1 for failed. */
 export function printMethodReport(io: CliIo, json: boolean, report: MethodReport, dataDir: string): number {
   if (json) {
@@ -44,13 +51,13 @@ export function printMethodReport(io: CliIo, json: boolean, report: MethodReport
   for (const [key, status] of Object.entries(report.steps)) io.stdout.write(`${MARKS[status] ?? ' '} ${safe(key).padEnd(width)}  ${safe(status)}\n`);
   for (const p of report.pending) {
     const item = p.item === undefined ? '' : ` --item ${p.item}`;
-    io.stdout.write(`\n${colors.yellow(p.kind === 'ask' ? 'Waiting for a response' : p.kind === 'uncertain' ? 'Uncertain' : 'Interrupted')}: ${safe(p.step)}${p.item === undefined ? '' : ` (item ${safe(p.item)})`}\n`);
+    io.stdout.write(`\n${colors.yellow(TITLES[p.kind])}: ${safe(p.step)}${p.item === undefined ? '' : ` (item ${safe(p.item)})`}\n`);
     io.stdout.write(`${indent(safe(p.request, { multiline: true }))}\n`);
     const next =
       p.kind === 'ask'
         ? `berrypack method resume ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --response TEXT (or --response-json VALUE)`
-        : p.kind === 'uncertain'
-          ? `berrypack method confirm ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --done | --redo`
+        : p.kind === 'uncertain' || p.kind === 'missing-output'
+          ? `berrypack method confirm ${report.runId} --data-dir ${dataDir} --step ${p.step}${item} --done --response-json OUTPUTS | --redo`
           : `berrypack method resume ${report.runId} --data-dir ${dataDir}`;
     io.stdout.write(`${colors.dim(`  → ${safe(next)}`)}\n`);
   }

@@ -6,16 +6,17 @@ import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
 import { displayPath } from '../paths.js';
+import { readRuntimeYaml } from '../runtime-yaml.js';
 import { UsageError } from '../usage-error.js';
 import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript } from './method-config.js';
 import { printMethodReport, reportOf } from './method-report.js';
 
 export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
-                           [--script FILE] [--json]
+                           [--script FILE] [--config FILE] [--json]
        berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
                            [--item N]] [--script FILE] [--environment JSON|@FILE] [--json]
-       berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done | --redo) [--item N]
-                           [--script FILE] [--environment JSON|@FILE] [--json]
+       berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done [--response TEXT | --response-json VALUE]
+                           | --redo) [--item N] [--script FILE] [--environment JSON|@FILE] [--json]
        berrypack method status RUN_ID --data-dir DIR [--json]
 
 Runs a method/2 document (check it with \`berrypack check FILE\`). DIR is the method's data folder:
@@ -23,7 +24,7 @@ its state files, and runs/RUN_ID/ with each run's record and files. \`do\` steps
 embedded scripted provider: --script gives it responses by step key ({"step": [{"output":
 {…}}, …]}, one per invocation; "step.check" entries answer plain-English checks). An \`ask\`
 leaves the run needing attention until \`resume --step KEY --response …\`; an uncertain step
-(a change interrupted mid-flight) waits for \`confirm --done | --redo\`. resume and confirm reuse
+(a change interrupted mid-flight) waits for \`confirm --done --response-json OUTPUTS | --redo\`. resume and confirm reuse
 the run's --script and --environment unless given again.
 Exit 0 when the run completed or needs attention, 1 when it failed or FILE has errors, 2 on usage errors.
 `;
@@ -65,6 +66,7 @@ interface ActionContext {
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
+  config: { type: 'string' },
   inputs: { type: 'string' },
   environment: { type: 'string' },
   script: { type: 'string' },
@@ -78,7 +80,7 @@ const OPTIONS = {
 
 const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   async run(c) {
-    only(c.values, 'run', ['inputs', 'environment', 'script']);
+    only(c.values, 'run', ['inputs', 'environment', 'script', 'config']);
     const file = path.resolve(c.io.cwd, c.target);
     if (!isMethodFile(file)) throw new UsageError(`Unexpected FILE ${c.target}, expected a method document (*.method.yaml, *.method.yml or *.method.json)`);
     let bytes: Buffer;
@@ -93,6 +95,10 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
       const errors = diagnostics.filter((d) => d.severity === 'error').length;
       return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics, error: { code: 'invalid-method', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} in ${displayPath(file, c.io.cwd)}, expected a method document that checks clean` } }, shown(c));
     }
+    // runtime.yaml beside the document (or --config) is checked like run's; its `environment`
+    // and `database` are for the method runner (docs/runtime.md, "runtime.yaml").
+    const settings = readRuntimeYaml(path.dirname(file), c.io.cwd, stringOption(c.values, 'config'));
+    if (!settings.ok) return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics: [...diagnostics, settings.diagnostic], error: settings.error }, shown(c));
     const method = checked.method;
     const inputs = jsonObject(c.io.cwd, stringOption(c.values, 'inputs'), '--inputs')?.value ?? {};
     // File inputs are paths relative to the working directory the user typed them in.
@@ -107,26 +113,25 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   async resume(c) {
     only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment']);
     const step = stringOption(c.values, 'step');
-    const text = stringOption(c.values, 'response');
-    const json = stringOption(c.values, 'response-json');
-    if (text !== undefined && json !== undefined) throw new UsageError('Unexpected both --response and --response-json, expected one');
-    if ((step === undefined) !== (text === undefined && json === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
+    const response = responseOption(c);
+    if ((step === undefined) !== (response === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
     if (step === undefined && c.values['item'] !== undefined) throw new UsageError('Unexpected --item without --step');
-    const response = json === undefined ? text : jsonArgument(c.io.cwd, json, '--response-json').value;
     const item = itemOption(c.values);
     const host = hostOptions(c, recordedMeta(c));
-    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response }), ...(item === undefined ? {} : { item }) });
+    const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response: response!.value }), ...(item === undefined ? {} : { item }) });
     return printMethodReport(c.io, c.json, reportOf(run), shown(c));
   },
 
   async confirm(c) {
-    only(c.values, 'confirm', ['step', 'done', 'redo', 'item', 'script', 'environment']);
+    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment']);
     const step = stringOption(c.values, 'step');
     if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
     if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
+    const response = responseOption(c);
+    if (response !== undefined && c.values['redo'] === true) throw new UsageError('Unexpected a response with --redo, expected the step\'s outputs only with --done');
     const item = itemOption(c.values);
     const host = hostOptions(c, recordedMeta(c));
-    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(item === undefined ? {} : { item }) });
+    const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(response === undefined ? {} : { response: response.value }), ...(item === undefined ? {} : { item }) });
     return printMethodReport(c.io, c.json, reportOf(run), shown(c));
   },
 
@@ -152,6 +157,15 @@ function hostOptions(c: ActionContext, recorded: { script?: string; environment?
 
 function recordedMeta(c: ActionContext): { script?: string; environment?: string } {
   return readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+}
+
+/** `--response TEXT` or `--response-json VALUE` (JSON or @FILE), at most one. */
+function responseOption(c: ActionContext): { value: unknown } | undefined {
+  const text = stringOption(c.values, 'response');
+  const json = stringOption(c.values, 'response-json');
+  if (text !== undefined && json !== undefined) throw new UsageError('Unexpected both --response and --response-json, expected one');
+  if (json !== undefined) return { value: jsonArgument(c.io.cwd, json, '--response-json').value };
+  return text === undefined ? undefined : { value: text };
 }
 
 function itemOption(values: Values): number | undefined {

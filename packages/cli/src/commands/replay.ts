@@ -5,10 +5,11 @@ import { outputFormat, parse, stringOption } from '../options.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { COMPILER_OPTIONS } from './compiler-options.js';
-import { limitFlags, loadTarget, summarize, targetLimits } from './run.js';
+import { CONFIG_OPTIONS, runSettings, targetDirectory, withConfigCatalog } from './run-config.js';
+import { limitFlags, loadTarget, summarize } from './run.js';
 
 export const REPLAY_HELP = `Usage: berrypack replay JOURNAL [--bundle BUNDLE_OR_MANIFEST] [--execution ID]
-                        [--timeout MS] [--memory MB] [--json]
+                        [--timeout MS] [--memory MB] [--config FILE] [--json]
 
 Re-runs a recorded execution from its journal (written by \`berrypack run --journal\`): code runs
 again, every model decision and external tool call gets its recorded outcome and is not
@@ -17,8 +18,8 @@ different outcome), a missing recorded outcome, or an incomplete recording (a jo
 the execution's \`end\` entry, cut short by a crash: replayed up to where it ends, reported as
 incomplete-recording). Without --bundle, the bundle or manifest the run recorded is used.
 Without --execution, the journal's last execution is replayed. Code runs under the limits
-\`run\` would use: runtime.yaml beside the bundle or manifest, overridden by --timeout and
---memory (give the run's flags again).
+\`run\` would use: runtime.yaml beside the bundle or manifest (or --config FILE), overridden by
+--timeout and --memory (give the run's flags again).
 Exit 0 when the replay matches the journal, 1 when it does not (or runtime.yaml is invalid),
 2 on usage errors.
 `;
@@ -29,6 +30,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     execution: { type: 'string' },
     timeout: { type: 'string' },
     memory: { type: 'string' },
+    ...CONFIG_OPTIONS,
     ...COMPILER_OPTIONS,
   });
   if (values.help) {
@@ -52,12 +54,12 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const recorded = (header.meta?.['source'] as { path?: unknown } | undefined)?.path;
   const bundleArg = stringOption(values, 'bundle') ?? (typeof recorded === 'string' ? recorded : undefined);
   if (bundleArg === undefined) throw new UsageError('Missing --bundle, expected the bundle or manifest of the recorded run (the journal does not name one)');
-  const loaded = await loadTarget(io.cwd, bundleArg, values);
+  const settings = runSettings(io.cwd, targetDirectory(io.cwd, bundleArg), values, flags);
+  if ('failed' in settings) return fail(io, json, settings.failed.code, settings.failed.message);
+  const loaded = await loadTarget(io.cwd, bundleArg, withConfigCatalog(values, settings.config));
   if ('failed' in loaded) return fail(io, json, loaded.failed.error!.code, loaded.failed.error!.message);
-  const limits = targetLimits(io.cwd, loaded, flags);
-  if ('failed' in limits) return fail(io, json, limits.failed.code, limits.failed.message);
 
-  const runtime = createRuntime({ limits });
+  const runtime = createRuntime({ limits: settings.limits });
   try {
     let report: ReplayReport;
     try {

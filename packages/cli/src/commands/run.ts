@@ -20,25 +20,25 @@ import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
 import { createFileSessionStore } from '../session-files.js';
-import { displayPath } from '../paths.js';
-import { readRuntimeYaml, RUNTIME_YAML } from '../runtime-yaml.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
+import { CONFIG_OPTIONS, grantsOf, hostTools, preparationOptions, runSettings, targetDirectory, withConfigCatalog } from './run-config.js';
 
 export const RUN_HELP = `Usage: berrypack run BUNDLE_OR_MANIFEST (--agent ID | --export NAME) [--input JSON|@FILE]
                      [--script FILE] [--journal FILE] [--timeout MS] [--memory MB]
-                     [--env NAME=VALUE ...] [--grant NAME ...] [--catalog FILE] [--store DIR] [--json]
+                     [--env NAME=VALUE ...] [--grant NAME ...] [--config FILE] [--catalog FILE]
+                     [--store DIR] [--json]
 
 Verifies a bundle (or builds a plugin.json in memory), prepares it and runs an agent or an
-export with the input. Models use the embedded scripted provider: --script gives it
-responses by routine name ({"routine": [{"output": …} | {"text": …} | {"toolCalls": […]}]}).
---journal appends every recorded call to FILE (JSONL) for \`berrypack replay\`. --grant grants
-a name to the preparation; the CLI supplies no external tools, so only the built-in reader
-runtime.context.read can be used that way.
-Limits: runtime.yaml beside the manifest or the bundle file (a \`limits\` mapping of timeoutMs,
-cpuMs, memoryBytes, outputBytes, calls, steps, concurrency to positive integers), overridden
-by --timeout and --memory; the runtime's defaults fill the rest.
+export with the input. Settings come from runtime.yaml beside the manifest or the bundle file
+(or --config FILE): \`models\` (bound to model routines by \`bind\`, provider+id, select, then
+bind.default; API keys only from the variables \`apiKeyEnv\` names), \`tools\` (MCP servers,
+JS modules), \`grants\` (--grant adds), \`user\` (served as $.user), \`limits\` (overridden by
+--timeout and --memory). Without configured models, or with --script, model routines use the
+embedded scripted provider: --script gives it responses by routine name
+({"routine": [{"output": …} | {"text": …} | {"toolCalls": […]}]}).
+--journal appends every recorded call to FILE (JSONL) for \`berrypack replay\`.
 Exit 0 when the run completed, 1 when it failed, the bundle did not load or runtime.yaml is
 invalid, 2 on usage errors.
 `;
@@ -103,6 +103,7 @@ export const RUN_OPTIONS = {
   memory: { type: 'string' },
   env: { type: 'string', multiple: true },
   grant: { type: 'string', multiple: true },
+  ...CONFIG_OPTIONS,
   ...COMPILER_OPTIONS,
 } as const;
 
@@ -131,18 +132,34 @@ export async function setUpRun(values: ParsedArgs['values'], positionals: string
   const env = readEnv(values['env']);
   const journalFile = stringOption(values, 'journal');
 
-  const loaded = await loadTarget(io.cwd, positionals[0]!, values);
+  const settings = runSettings(io.cwd, targetDirectory(io.cwd, positionals[0]!), values, flags);
+  if ('failed' in settings) return { failed: failedReport(null, [settings.diagnostic], settings.failed) };
+  const loaded = await loadTarget(io.cwd, positionals[0]!, withConfigCatalog(values, settings.config));
   if ('failed' in loaded) return loaded;
-  const limits = targetLimits(io.cwd, loaded, flags);
-  if ('failed' in limits) return { failed: failedReport(null, [...loaded.diagnostics, limits.diagnostic], limits.failed) };
 
-  const grants = (Array.isArray(values['grant']) ? values['grant'] : []).map(String);
-  // The CLI's file session store (.berrypack/sessions beside the manifest or bundle) serves
-  // $.session when the preparation grants its readers; nothing is written otherwise.
-  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: createFileSessionStore(path.join(path.dirname(loaded.source.path), '.berrypack/sessions')) } : {};
-  const runtime = createRuntime({ limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...sessions, ...runtimeOptions(grants) });
+  const grants = grantsOf(settings, values);
+  let host;
   try {
-    const preparation = runtime.prepare(loaded.bundle, { env, grants, ...(script ? { models: { default: { provider: 'scripted', script } } } : {}) });
+    host = await hostTools(settings.config, grants, loaded.bundle);
+  } catch (error) {
+    if (error instanceof PreparationError) return { failed: failedReport(null, loaded.diagnostics, errorOf(error)) };
+    throw error;
+  }
+  // The CLI's file session store (runtime.yaml `sessions`, default .berrypack/sessions beside the
+  // manifest or bundle) serves $.session when the preparation grants its readers; nothing is written otherwise.
+  const sessionsDir = settings.config.sessions ?? path.join(path.dirname(loaded.source.path), '.berrypack/sessions');
+  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: createFileSessionStore(sessionsDir) } : {};
+  const extra = runtimeOptions(grants);
+  const runtime = createRuntime({ limits: settings.limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...sessions, ...extra, tools: { ...host.tools, ...extra.tools } });
+  // The configured tools' servers close with the runtime (run and chat close it).
+  const closeRuntime = runtime.close.bind(runtime);
+  const tools = host;
+  runtime.close = async () => {
+    await closeRuntime();
+    await tools.close();
+  };
+  try {
+    const preparation = runtime.prepare(loaded.bundle, preparationOptions(settings, values, env, script));
     return { runtime, preparation, loaded, target: agent !== undefined ? { agent } : { export: exported! }, input };
   } catch (error) {
     await runtime.close();
@@ -201,23 +218,6 @@ export function limitFlags(values: ParsedArgs['values']): Partial<RuntimeLimits>
   if (timeout !== undefined) limits.timeoutMs = timeout;
   if (memory !== undefined) limits.memoryBytes = memory * 1024 * 1024;
   return limits;
-}
-
-/**
- * The limits of a run of `loaded`: runtime.yaml beside its manifest or bundle file, overridden
- * by the flags; the runtime's defaults fill the rest. An invalid runtime.yaml fails the run
- * (`invalid-runtime-yaml`, its message starting with file:line:column).
- */
-export function targetLimits(cwd: string, loaded: LoadedTarget, flags: Partial<RuntimeLimits>): Partial<RuntimeLimits> | { failed: { code: string; message: string }; diagnostic: Diagnostic } {
-  const settings = readRuntimeYaml(path.dirname(loaded.source.path), cwd);
-  if (!settings.ok) {
-    // The same problem as a diagnostic (BP9010), positioned in the file like any other input's.
-    const line = settings.location.line ?? 1;
-    const column = settings.location.column ?? 1;
-    const diagnostic: Diagnostic = { code: 'BP9010', rule: 'RUN-4', severity: 'error', message: settings.detail, file: displayPath(path.join(path.dirname(loaded.source.path), RUNTIME_YAML), cwd), line, column, endLine: line, endColumn: column + 1 };
-    return { failed: settings.error, diagnostic };
-  }
-  return { ...settings.limits, ...flags };
 }
 
 export function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {

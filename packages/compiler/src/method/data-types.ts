@@ -68,9 +68,7 @@ export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPla
   const type = typeName(r, typeEntry.value, what);
   if (type === undefined) return undefined;
   if (place === 'state' && type === 'file') {
-    r.report('BP6043', typeEntry.value, `Unexpected \`type: file\` in state ${what}, expected a JSON type`, {
-      hint: 'state is JSON data saved by the runner; keep a file as a step output and store what you need about it (a name, a URL) as text',
-    });
+    refuseStateFile(r, typeEntry.value, what);
     ok = false;
   }
   const fields = entry(map, 'fields');
@@ -114,7 +112,7 @@ export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPla
         const checked = checkFields(r, fields.value, place, what, depth);
         return ok && checked ? { type, ...base, fields: checked } : undefined;
       }
-      const item = checkDeclaration(r, items!.value, place, `the items of ${what}`, items!.keySpan, depth + 1);
+      const item = checkNestedType(r, items!.value, place, `the items of ${what}`, items!.keySpan, depth + 1);
       return ok && item ? { type, ...base, items: item } : undefined;
     }
   }
@@ -159,6 +157,38 @@ function typeName(r: Reporter, node: YNode, what: string): TypeName | undefined 
   return undefined;
 }
 
+/**
+ * MTH-3 and its decision: where a type is expected (each value of `fields`, and `items`) it is
+ * a bare type name (`person: text`) or a nested declaration (`{type: text, description?: …}`);
+ * both mean the same type. A bare `record` or `list` has no room for its fields or items.
+ */
+function checkNestedType(r: Reporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth: number): DataType | undefined {
+  if (node.kind === 'map') return checkDeclaration(r, node, place, what, at, depth);
+  if (node.kind !== 'scalar') {
+    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, { hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`' });
+    return undefined;
+  }
+  const type = typeName(r, node, what);
+  if (type === undefined) return undefined;
+  if (type === 'record' || type === 'list') {
+    r.report('BP6022', node, `Unexpected bare \`${type}\` for ${what}, expected a declaration with ${type === 'record' ? '`fields`' : '`fields` or `items`'}`, {
+      hint: type === 'record' ? 'write `{type: record, fields: {name: text, …}}`' : 'write `{type: list, items: text}` or `{type: list, fields: {name: text, …}}`',
+    });
+    return undefined;
+  }
+  if (place === 'state' && type === 'file') {
+    refuseStateFile(r, node, what);
+    return undefined;
+  }
+  return { type };
+}
+
+function refuseStateFile(r: Reporter, node: YNode, what: string): void {
+  r.report('BP6043', node, `Unexpected type \`file\` in state ${what}, expected a JSON type`, {
+    hint: 'state is JSON data saved by the runner; keep a file as a step output and store what you need about it (a name, a URL) as text',
+  });
+}
+
 function checkFields(r: Reporter, node: YNode, place: DeclarationPlace, what: string, depth: number): Record<string, DataType> | undefined {
   const map = expectMap(r, node, 'BP6022', `the fields of ${what}`);
   if (!map) return undefined;
@@ -171,14 +201,7 @@ function checkFields(r: Reporter, node: YNode, place: DeclarationPlace, what: st
   for (const e of map.entries) {
     // A field always follows a dot, so it can never be read as a reference root.
     const named = checkName(r, e.key, e.keySpan, 'field name', false);
-    if (e.value.kind === 'scalar' && typeof e.value.value === 'string' && (DATA_TYPES as readonly string[]).includes(e.value.value)) {
-      r.report('BP6020', e.value, `Unexpected bare type \`${e.value.value}\` for field \`${e.key}\` of ${what}, expected a declaration`, {
-        hint: `write \`${e.key}: {type: ${e.value.value}}\` (a nested type is itself a declaration)`,
-      });
-      ok = false;
-      continue;
-    }
-    const type = checkDeclaration(r, e.value, place, `field \`${e.key}\` of ${what}`, e.keySpan, depth + 1);
+    const type = checkNestedType(r, e.value, place, `field \`${e.key}\` of ${what}`, e.keySpan, depth + 1);
     if (!type || !named) ok = false;
     else defineField(fields, e.key, type);
   }

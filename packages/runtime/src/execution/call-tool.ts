@@ -1,4 +1,5 @@
 import type { ToolConnection } from '../bundle/content.js';
+import { declaredTools } from '../bundle/declared-tools.js';
 import { resolveTarget } from '../bundle/routine-table.js';
 import { failure, toCallError, CallFailure } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -7,7 +8,7 @@ import type { CallState } from './call-state.js';
 import { evaluateExpression } from './expression.js';
 import { cancellable } from './cancel.js';
 import { callExternal } from './external.js';
-import { frameOf, type Scope } from './scope.js';
+import { frameOf, isContextual, type Scope } from './scope.js';
 
 export interface AdmittedCall {
   call: CallState;
@@ -32,8 +33,8 @@ const PRESENTATION_KEYS = ['document', 'fallback', 'format', 'title'];
  */
 export function callTool(scope: Scope, key: string, input: unknown): AdmittedCall {
   const { exec, routine } = scope;
-  const declared = (routine.source.tools ?? []).find((t) => t.key === key);
-  const discovered = declared === undefined && routine.source.catalog === true && scope.optional.has(key);
+  const declared = (routine.source.kind === 'model' ? declaredTools(routine) : (routine.source.tools ?? [])).find((t) => t.key === key);
+  const discovered = declared === undefined && routine.source.catalog === true && scope.optional.has(key) && !isContextual(key);
   const connection: ToolConnection | undefined = declared ?? (discovered ? { key, target: { kind: 'external', name: key }, options: {} } : undefined);
   const resolved = connection === undefined ? undefined : resolveTarget(routine.pkg, connection.target);
   const frame = frameOf(scope);

@@ -37,10 +37,12 @@ export async function runChain(start: ChainStart): Promise<unknown> {
   let call = head;
   let routine = start.routine;
   let input = start.input;
+  // The head publishes through the caller's port; a successor only when its transition says `output: true`.
+  let output = start.output;
   for (;;) {
     let local: unknown;
     try {
-      local = await runPosition(start, call, routine, input);
+      local = await runPosition(start, call, routine, input, output);
     } catch (error) {
       if (call !== head) exec.settle(call, { error });
       throw error;
@@ -64,6 +66,7 @@ export async function runChain(start: ChainStart): Promise<unknown> {
       }
     }
     start.allowance.takeCall(`\`next\` ${resolved.routine.qualified}`);
+    output = routine.source.next?.output === true ? start.output : undefined;
     call = exec.admit(head, 'next', resolved.routine.qualified, step.input, { routine: resolved.routine });
     routine = resolved.routine;
     input = step.input;
@@ -85,7 +88,7 @@ function nextStep(routine: RoutineRef, input: unknown, output: unknown): { targe
   return { target, input: successorInput };
 }
 
-async function runPosition(start: ChainStart, call: CallState, routine: RoutineRef, input: unknown): Promise<unknown> {
+async function runPosition(start: ChainStart, call: CallState, routine: RoutineRef, input: unknown, port: OutputPath): Promise<unknown> {
   const { exec } = start;
   const source = routine.source;
   const refValue = schemaRefValue(routine);
@@ -105,7 +108,7 @@ async function runPosition(start: ChainStart, call: CallState, routine: RoutineR
     parentFrame: start.parentFrame,
     semaphore: new Semaphore(start.allowance.concurrency),
     pending: new Set(),
-    output: source.port?.output === true ? start.output : undefined,
+    output: source.port?.output === true ? port : undefined,
   };
   const work = async (signal: AbortSignal): Promise<unknown> => {
     if (source.kind === 'code') return runCode(scope);

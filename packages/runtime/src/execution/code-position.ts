@@ -1,10 +1,9 @@
 import { resolveTarget, type RoutineRef } from '../bundle/routine-table.js';
 import { failure } from '../errors.js';
-import { byteLength, jsonText } from '../json.js';
+import { byteLength, jsonDigest, jsonText } from '../json.js';
 import type { SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from '../code/sandbox-types.js';
 import { callTool } from './call-tool.js';
-import { READERS } from './external-tool.js';
-import type { Scope } from './scope.js';
+import { isContextual, type Scope } from './scope.js';
 
 /** Sandbox failures as call errors; `thrown` keeps the code's own message and location. */
 const ERROR_CODES: Record<string, string> = {
@@ -29,14 +28,15 @@ export async function runCode(scope: Scope): Promise<unknown> {
   const source = routine.source;
   const recorded = call.clock;
   const declared = (source.tools ?? []).map((t) => t.key);
-  const discovered = source.catalog === true ? [...scope.optional].filter((name) => !declared.includes(name)).sort() : [];
+  const discovered = source.catalog === true ? [...scope.optional].filter((name) => !declared.includes(name) && !isContextual(name)).sort() : [];
   const limits = exec.services.limits;
   const invocation: SandboxInvocation = {
     modules: codeModules(routine),
     entry: source.path,
     input: scope.input,
     tools: [...declared, ...discovered],
-    context: { catalog: source.catalog === true, outcome: (source.tools ?? []).some((t) => t.options.async === true), ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: scope.output !== undefined } },
+    // A declared output port always has emit; a successor not forwarded (`next` without `output: true`) publishes nowhere.
+    context: { catalog: source.catalog === true, outcome: (source.tools ?? []).some((t) => t.options.async === true), ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: source.port?.output === true } },
     clock: { epochMs: recorded?.epochMs ?? exec.epochMs },
     seed: recorded?.seed ?? 0,
     limits: { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, timeoutMs: Math.max(1, scope.allowance.remainingMs()), outputBytes: limits.outputBytes },
@@ -59,8 +59,9 @@ export async function runCode(scope: Scope): Promise<unknown> {
       const text = jsonText(value, 'an emitted value');
       const bytes = source.port?.limits.bytes;
       if (bytes !== undefined && byteLength(text) > bytes) throw failure('port-limit', `Unexpected emitted value of ${byteLength(text)} bytes, expected at most ${bytes} (port.limits.bytes)`);
+      if (scope.output === undefined) return;
       const answered = answers ?? exec.input?.latest;
-      exec.publish(scope.output!.call, { source: 'emit', value: JSON.parse(text) as unknown, ...(kind === undefined ? {} : { kind }), ...(answered === undefined ? {} : { answers: answered }) });
+      exec.publish(scope.output.call, { source: 'emit', value: JSON.parse(text) as unknown, ...(kind === undefined ? {} : { kind }), ...(answered === undefined ? {} : { answers: answered }) });
     };
   }
   const sandbox = await exec.services.sandbox();
@@ -95,25 +96,26 @@ export function codeModules(routine: RoutineRef): SandboxModule[] {
   return modules;
 }
 
-/** What `context.catalog()` returns: copies of the offered definitions; it grants and invokes nothing. */
+/**
+ * What `context.catalog()` returns: copies of the offered definitions, each with its binding
+ * ID (the local routine's qualified name, or the external tool name) and its contract
+ * identity (`sha256-…` of the canonical JSON of {input, output}); it grants and invokes
+ * nothing, and never lists the runtime's readers.
+ */
 function catalog(scope: Scope, names: string[]): unknown {
   const { exec } = scope;
   return names
-    .filter((name) => !Object.values(READERS).includes(name as never))
+    .filter((name) => !isContextual(name))
     .map((name) => {
       const connection = (scope.routine.source.tools ?? []).find((t) => t.key === name);
       const resolved = connection && resolveTarget(scope.routine.pkg, connection.target);
       const entry: Record<string, unknown> = { name };
-      if (resolved?.kind === 'routine') {
-        if (resolved.routine.source.description !== undefined) entry['description'] = resolved.routine.source.description;
-        if (resolved.routine.source.input !== undefined) entry['input'] = resolved.routine.source.input;
-        if (resolved.routine.source.output !== undefined) entry['output'] = resolved.routine.source.output;
-        return entry;
-      }
-      const tool = exec.services.tools.get(resolved?.kind === 'external' ? resolved.name : name);
-      if (tool?.description !== undefined) entry['description'] = tool.description;
-      if (tool?.input !== undefined) entry['input'] = tool.input;
-      if (tool?.output !== undefined) entry['output'] = tool.output;
+      const source = resolved?.kind === 'routine' ? resolved.routine.source : exec.services.tools.get(resolved?.kind === 'external' ? resolved.name : name);
+      if (source?.description !== undefined) entry['description'] = source.description;
+      if (source?.input !== undefined) entry['input'] = source.input;
+      if (source?.output !== undefined) entry['output'] = source.output;
+      entry['binding'] = resolved?.kind === 'routine' ? resolved.routine.qualified : resolved?.kind === 'external' ? resolved.name : name;
+      entry['contract'] = jsonDigest({ input: entry['input'] ?? null, output: entry['output'] ?? null });
       return entry;
     });
 }

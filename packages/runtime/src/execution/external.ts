@@ -1,10 +1,13 @@
 import { CallFailure, failure } from '../errors.js';
 import { cancellable } from './cancel.js';
 import { jsonText } from '../json.js';
-import { formatErrors } from '../validate/validator.js';
+import { ExternalSchemas, formatErrors } from '../validate/external-schema.js';
 import { withinDeadline, type Allowance } from './allowance.js';
 import type { CallState } from './call-state.js';
 import type { Execution } from './execution.js';
+
+/** A tool's own schemas, each read by its `$schema` (MCP servers use draft-07 and 2020-12). */
+const schemas = new ExternalSchemas();
 
 /**
  * Dispatches an admitted call to an external tool the preparation granted. In a replay the
@@ -19,9 +22,8 @@ export async function callExternal(exec: Execution, call: CallState, name: strin
   if (!exec.state.grants.has(name)) throw failure('not-granted', `Unexpected call to external tool \`${name}\`, which the preparation does not grant`);
   const tool = exec.services.tools.get(name);
   if (tool === undefined) throw failure('not-granted', `Unexpected call to external tool \`${name}\`, which this runtime does not supply`);
-  const { validator } = exec.services;
   if (tool.input !== undefined) {
-    const check = validator.validate({ document: JSON.stringify(tool.input) }, input);
+    const check = schemas.validate(tool.input, input);
     if (!check.ok) throw failure('invalid-input', `Unexpected input for tool \`${name}\`: ${formatErrors(check.errors)}`);
   }
   const returned = await withinDeadline(allowance, `tool \`${name}\``, (deadline) =>
@@ -39,7 +41,7 @@ export async function callExternal(exec: Execution, call: CallState, name: strin
   const output = returned === undefined ? null : returned;
   jsonText(output, `the output of tool \`${name}\``);
   if (tool.output !== undefined) {
-    const check = validator.validate({ document: JSON.stringify(tool.output) }, output);
+    const check = schemas.validate(tool.output, output);
     if (!check.ok) throw failure('invalid-output', `Unexpected output of tool \`${name}\`: ${formatErrors(check.errors)}`);
   }
   return output;

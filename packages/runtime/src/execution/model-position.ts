@@ -1,3 +1,4 @@
+import { declaredTools } from '../bundle/declared-tools.js';
 import { resolveTarget } from '../bundle/routine-table.js';
 import { CallFailure, failure, toCallError, type CallError } from '../errors.js';
 import { isPlainObject, renderValue } from '../json.js';
@@ -9,6 +10,7 @@ import { deliverOutcomes } from './async-outcomes.js';
 import { callTool } from './call-tool.js';
 import type { CallState } from './call-state.js';
 import { cancellable } from './cancel.js';
+import { checkDistribution, checkQuestions, questionsResult } from './classification.js';
 import { isConversation, runConversation } from './conversation.js';
 import { runSession } from './model-session.js';
 import { renderTemplate } from './template.js';
@@ -65,6 +67,7 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
   const select = isPlainObject(routine.source.model?.['select']) ? routine.source.model['select'] : {};
 
   if (select['operation'] === 'classification') {
+    const questions = run.declared === undefined ? checkQuestions(routine.qualified, scope.input) : undefined;
     scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
     const instructions = await renderTemplate(scope, parts, fixed);
     const request = { routine: routine.qualified, connection: binding, instructions, settings, ...(output === undefined ? {} : { output }) };
@@ -73,7 +76,10 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
         ? provider.classify({ ...request, sequence, input: scope.input }, signal)
         : provider.generate({ ...request, sequence, messages: [userMessage(scope.input)], tools: [] }, signal),
     );
-    return finalValue(scope, response, run.declared !== undefined).value;
+    if (questions) return questionsResult(routine.qualified, questions, response as ClassificationResponse);
+    const value = finalValue(scope, response, true).value;
+    checkDistribution(routine.qualified, output, value);
+    return value;
   }
   if (select['interaction'] === 'session') return runSession(run);
   if (isConversation(scope)) return runConversation(run);
@@ -218,7 +224,7 @@ export function userMessage(input: unknown): ModelMessage {
 /** RUN-12: exactly the declared tools, with the target's description and input schema. */
 function offeredTools(scope: Scope): ToolDefinition[] {
   const { exec, routine } = scope;
-  return (routine.source.tools ?? []).map((connection) => {
+  return declaredTools(routine).map((connection) => {
     const definition: ToolDefinition = { name: connection.key };
     const resolved = resolveTarget(routine.pkg, connection.target);
     if (resolved?.kind === 'routine') {

@@ -6,9 +6,11 @@ import type { StepChange, StepRequest } from './executor.js';
 import { MethodError } from './method-error.js';
 import { elementType, type CompiledStep, type DataType } from './method-types.js';
 import { substitute } from './resolve.js';
-import { connectionsOf, type RunContext } from './run-context.js';
+import { connectionsOf } from './access.js';
+import type { RunContext } from './run-context.js';
 import type { ChangeRecord, InvocationRecord, ItemRecord, StepRecord } from './run-record.js';
 import { writeState } from './state-files.js';
+import { stepToolbox, type StepToolbox } from './step-tools.js';
 
 /** One invocation of a step: the step itself, or one item of an `each` step. */
 export interface Invocation {
@@ -35,6 +37,7 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
   startInvocation(context, target);
   if (changes.length > 0) target.changes = Object.fromEntries(changes.map((c) => [c.target, changeRecord(context, c)]));
   const sequence = record.invocations++;
+  const toolbox = stepToolbox(context, step, target, `${step.key}${invocation.item ? `#${invocation.item.index}` : ''}:${sequence}`);
   // Durable "started": from here on, a crash leaves a step with changes `uncertain`.
   context.persist();
   try {
@@ -53,8 +56,15 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
       environment,
       sequence,
       dataDir: context.store.dataDir,
+      tools: toolbox.tools,
+      callTool: (name, input) => toolbox.call(name, input),
+      decide: () => {
+        record.decisions = (record.decisions ?? 0) + 1;
+        return record.decisions - 1;
+      },
     };
     const result = await context.executor.run(request);
+    if (toolbox.uncertain()) return finishUncertain(context, invocation, toolbox);
     if (!isPlainObject(result)) throw failure('invalid-output', `Unexpected executor result for step \`${step.key}\`, expected {output, changes?}`);
     const output = (result.output ?? {}) as Record<string, unknown>;
     const problem = recordProblem(step.out, output, `the output of step \`${step.key}\``, isFileContent);
@@ -68,12 +78,29 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
         change.sha256 = writeState(context.store.dataDir, context.method.state[targetName.slice('state.'.length)]!, value);
       } else if (value !== undefined) change.after = value;
     }
+    for (const change of Object.values(target.changes ?? {})) {
+      if (!change.target.startsWith('environment.')) continue;
+      const writes = (target.calls ?? []).filter((c) => c.write && c.status === 'ok' && `environment.${c.connection}` === change.target);
+      if (writes.length > 0) change.writes = writes.map((c) => ({ tool: c.tool, input: c.input, output: c.output }));
+    }
   } catch (error) {
+    if (toolbox.uncertain()) return finishUncertain(context, invocation, toolbox);
     finishInvocation(context, target, 'failed', { error: toCallError(error) });
     return;
   }
   recordOutcome(context, target);
   await checkInvocation(context, invocation);
+}
+
+/**
+ * MTH-18: a write whose outcome is unknown leaves the invocation `uncertain`, as a crash would:
+ * nothing retries it blindly; a person confirms it (with the outputs) or has it redone.
+ */
+function finishUncertain(context: RunContext, invocation: Invocation, toolbox: StepToolbox): void {
+  const call = toolbox.uncertain()!;
+  finishInvocation(context, invocation.target, 'uncertain', {
+    reason: `step \`${invocation.step.key}\`${invocation.item ? ` (item ${invocation.item.index})` : ''} called \`${call.tool}\`, which writes to connection \`${call.connection}\`, and it failed (${call.error?.message ?? 'no answer'}), so the change may or may not have happened. Confirm with --done if it happened (with the step's outputs), or --redo to run it again`,
+  });
 }
 
 /** An `ask`: the request saved, the run left waiting; a human callback may answer at once. */
@@ -106,9 +133,19 @@ export async function invokeAsk(context: RunContext, invocation: Invocation): Pr
 export async function answerAsk(context: RunContext, invocation: Invocation, response: unknown): Promise<void> {
   const outputs = responseOutputs(invocation.step, response);
   invocation.target.response = response;
-  invocation.target.outputs = saveFiles(context, invocation, outputs);
+  recordOutputs(context, invocation, outputs);
   recordOutcome(context, invocation.target);
   await checkInvocation(context, invocation);
+}
+
+/** Validated outputs recorded (files saved under the run folder) for an invocation. */
+export function recordOutputs(context: RunContext, invocation: Invocation, outputs: Record<string, unknown>): void {
+  invocation.target.outputs = saveFiles(context, invocation, outputs);
+}
+
+/** A step a person confirmed done whose outputs nobody has given yet. */
+export function isMissingOutput(target: InvocationRecord): boolean {
+  return target.status === 'waiting' && target.confirmed === 'done';
 }
 
 /**
@@ -154,13 +191,23 @@ export async function checkInvocation(context: RunContext, invocation: Invocatio
       dataDir: context.store.dataDir,
     },
   });
+  const unobserved = check.status === 'passed' ? Object.values(target.changes ?? {}).find((c) => c.target.startsWith('environment.') && !hasEvidence(target, c)) : undefined;
+  if (unobserved) {
+    // MTH-17/18: "External changes need an independent check and observed evidence."
+    check.status = 'ambiguous';
+    check.reason = `${check.reason ? `${check.reason}; but ` : ''}there is no observed evidence of the change to \`${unobserved.target}\` (no successful write through its tools, no evidence returned, no confirmation by a person)`;
+  }
   target.check = check;
   if (check.status === 'failed') finishInvocation(context, target, 'failed', { error: { code: 'check-failed', message: `Unexpected result: the check of step \`${step.key}\` failed${check.reason ? `: ${check.reason}` : ''}` } });
   else finishInvocation(context, target, check.status);
 }
 
+function hasEvidence(target: InvocationRecord, change: ChangeRecord): boolean {
+  return change.after !== undefined || (change.writes?.length ?? 0) > 0 || target.confirmed === 'done';
+}
+
 function startInvocation(context: RunContext, target: InvocationRecord): void {
-  for (const key of ['recordedAt', 'endedAt', 'request', 'response', 'outputs', 'changes', 'check', 'error', 'reason', 'confirmed'] as const) delete target[key];
+  for (const key of ['recordedAt', 'endedAt', 'request', 'response', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'confirmed'] as const) delete target[key];
   target.status = 'running';
   target.startedAt = context.now();
 }

@@ -1,4 +1,3 @@
-import { isPlainObject } from '../json.js';
 import type { MethodExecutor } from './executor.js';
 import type { MethodHuman, MethodJudge } from './judge.js';
 import type { CompiledMethod, CompiledStep } from './method-types.js';
@@ -57,36 +56,4 @@ export function createContext(method: CompiledMethod, store: RunStore, record: R
     },
   };
   return context;
-}
-
-/**
- * MTH-14: "Method checks access before operations start". The connections that lack a
- * configuration, or whose configuration the executor refuses, as messages.
- */
-export function environmentProblems(context: RunContext, names: readonly string[] = Object.keys(context.method.environment)): string[] {
-  const problems: string[] = [];
-  for (const name of names) {
-    const connection = context.method.environment[name]!;
-    const configuration = Object.hasOwn(context.environment, name) ? context.environment[name] : undefined;
-    if (configuration === undefined || configuration === null) {
-      problems.push(`connection \`${name}\` (${connection.type}: ${connection.description}) has no configuration`);
-      continue;
-    }
-    const refused = context.executor?.checkAccess ? context.executor.checkAccess(name, connection, configuration) : isPlainObject(configuration) ? undefined : 'its configuration must be an object';
-    if (refused !== undefined) problems.push(`connection \`${name}\`: ${refused}`);
-  }
-  return problems;
-}
-
-/** The state and connection targets a step reads or changes: steps sharing one run one at a time (MTH-13). */
-export function targetsOf(step: CompiledStep): string[] {
-  const targets = new Set<string>();
-  const refs = [...Object.values(step.in), ...(step.each ? [step.each.ref] : []), ...(step.when ? [step.when] : []), ...step.changes];
-  for (const ref of refs) if (ref.root === 'state' || ref.root === 'environment') targets.add(`${ref.root}.${ref.name}`);
-  return [...targets].sort();
-}
-
-/** Connections a step uses, through `in` or `changes`. */
-export function connectionsOf(step: CompiledStep): string[] {
-  return targetsOf(step).filter((t) => t.startsWith('environment.')).map((t) => t.slice('environment.'.length));
 }

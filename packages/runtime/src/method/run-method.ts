@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CallError } from '../errors.js';
 import { isPlainObject } from '../json.js';
+import { accessProblem } from './access.js';
 import { describe, list, typeProblem } from './data-values.js';
+import { isMissingOutput, localsOf, recordOutputs, responseOutputs } from './invoke.js';
 import { MethodError } from './method-error.js';
 import type { CompiledMethod } from './method-types.js';
-import { connectionsOf, createContext, environmentProblems, type MethodHostOptions, type RunContext } from './run-context.js';
-import { DONE_STATUSES, type InvocationRecord, type MethodRun, type RunRecord } from './run-record.js';
+import { createContext, type MethodHostOptions, type RunContext } from './run-context.js';
+import { DONE_STATUSES, type InvocationRecord, type ItemRecord, type MethodRun, type RunRecord } from './run-record.js';
 import { heldElsewhere, lockRun, RunStore } from './run-store.js';
 import { reconcile, runStatus, viewOf } from './run-view.js';
 import { aggregateItems, MethodRunner } from './runner.js';
@@ -34,6 +36,12 @@ export interface ConfirmStepOptions extends MethodHostOptions {
   step: string;
   /** `done`: the change happened, run only its check on what is there now; `redo`: run the step again. */
   decision: 'done' | 'redo';
+  /**
+   * With `done`: the step's outputs, as a person read them from the effect (the shape of an
+   * `ask` response: one output's value, or an object of them all). Without them a step that
+   * declares outputs waits for them (pending kind `missing-output`).
+   */
+  response?: unknown;
   /** One item of an `each` step; default: every uncertain item. */
   item?: number;
 }
@@ -59,7 +67,8 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
     };
     store.writeMethod(method);
     const context = createContext(method, store, record, options);
-    const problem = prepareInputs(context, options.inputs) ?? environmentProblem(context) ?? stateProblem(context);
+    // Every declared connection needs a configuration, even one no step uses yet.
+    const problem = prepareInputs(context, options.inputs) ?? (await accessProblem(context, Object.values(method.steps), Object.keys(method.environment)));
     if (problem) {
       record.error = problem;
       record.status = 'failed';
@@ -95,41 +104,61 @@ export async function resumeMethod(runId: string, options: ResumeMethodOptions):
   });
 }
 
-/** Settles an `uncertain` step (MTH-18): `done` runs only its check on what is there now; `redo` runs it again. */
+/**
+ * Settles an `uncertain` step (MTH-18): `done` records the outputs a person gives and runs only
+ * the check on what is there now; `redo` runs it again. A step confirmed done whose outputs
+ * are not given yet waits for them (`missing-output`): confirm it again with them, or redo it.
+ */
 export async function confirmStep(runId: string, options: ConfirmStepOptions): Promise<MethodRun> {
   return withRun(runId, options, (context) => {
     const { method, record } = context;
     const step = stepOf(method, options.step);
     const rec = record.steps[step.key]!;
     const item = itemOf(step.key, rec.items, options.item, false);
-    const targets = (rec.items ?? [rec]).filter((inv, i) => inv.status === 'uncertain' && (item === undefined || i === item));
+    const unsettled = (inv: InvocationRecord): boolean => inv.status === 'uncertain' || isMissingOutput(inv);
+    const targets = (rec.items ?? [rec]).filter((inv, i) => unsettled(inv) && (item === undefined || i === item));
     if (targets.length === 0) {
-      throw new MethodError('not-uncertain', `Unexpected confirmation of step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${rec.status}, expected an uncertain step`);
+      throw new MethodError('not-uncertain', `Unexpected confirmation of step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${rec.status}, expected an uncertain step (or one confirmed done that waits for its outputs)`);
     }
+    if (options.decision === 'redo' && options.response !== undefined) throw new MethodError('invalid-response', 'Unexpected outputs with --redo, expected them only with --done');
+    // Validated before anything changes: a wrong response leaves the run as it was.
+    const outputs = options.decision === 'done' && options.response !== undefined ? responseOutputs(step, options.response) : undefined;
     for (const inv of targets) {
       if (options.decision === 'redo') {
         (rec.previous ??= []).push(structuredClone(inv));
-        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'check', 'error', 'reason', 'response', 'request'] as const) delete inv[key];
+        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'response', 'request', 'confirmed'] as const) delete inv[key];
         inv.status = 'pending';
         continue;
       }
+      if (inv.status === 'uncertain') confirmChanges(context, inv);
       inv.confirmed = 'done';
-      inv.reason = 'a person confirmed that the change happened; its outputs were not recorded';
-      for (const change of Object.values(inv.changes ?? {})) {
-        if (!change.target.startsWith('state.')) continue;
-        const name = change.target.slice('state.'.length);
-        try {
-          change.after = readState(context.store.dataDir, name, method.state[name]!).value;
-        } catch {
-          delete change.after;
-        }
+      const invocation = { step, record: rec, target: inv, locals: localsOf(step, rec, rec.items ? (inv as ItemRecord) : undefined), ...(rec.items ? { item: inv as ItemRecord } : {}) };
+      if (outputs !== undefined || Object.keys(step.out).length === 0) {
+        recordOutputs(context, invocation, outputs ?? {});
+        inv.reason = outputs === undefined ? 'a person confirmed that the change happened' : 'a person confirmed that the change happened and gave its outputs';
+        inv.status = 'checking';
+        inv.recordedAt = context.now();
+      } else {
+        inv.status = 'waiting';
+        inv.reason = `a person confirmed that the change happened, but its outputs (${list(Object.keys(step.out))}) were not given; confirm it again with them (--done --response-json VALUE), or --redo to run it again`;
       }
-      inv.status = 'checking';
-      inv.recordedAt = context.now();
     }
     if (rec.items) aggregateItems(context, step, rec);
     context.persist();
   });
+}
+
+/** For a state, `after` is the file's current value (`before` was recorded at the start). */
+function confirmChanges(context: RunContext, inv: InvocationRecord): void {
+  for (const change of Object.values(inv.changes ?? {})) {
+    if (!change.target.startsWith('state.')) continue;
+    const name = change.target.slice('state.'.length);
+    try {
+      change.after = readState(context.store.dataDir, name, context.method.state[name]!).value;
+    } catch {
+      delete change.after;
+    }
+  }
 }
 
 /** The run as it is on disk; an interrupted run is shown as a resume would find it. Writes nothing. */
@@ -159,9 +188,9 @@ async function withRun(runId: string, options: MethodHostOptions, act: (context:
     const status = runStatus(record, false);
     if (status === 'completed' || status === 'failed') throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
     const context = createContext(method, store, record, options);
-    const needed = [...new Set(Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)).flatMap(connectionsOf))];
-    const problems = environmentProblems(context, needed);
-    if (problems.length > 0) throw new MethodError('environment-missing', `Unexpected environment: ${problems.join('; ')}`);
+    // Access for what is left to do; a refusal is the caller's to fix and changes nothing.
+    const problem = await accessProblem(context, Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)));
+    if (problem) throw new MethodError(problem.code, problem.message);
     const runner = new MethodRunner(context);
     await act(context, runner);
     await runner.drive();
@@ -210,24 +239,6 @@ function prepareInputs(context: RunContext, given: Record<string, unknown> | und
     const problem = typeProblem(declaration, value, `input \`${name}\``);
     if (problem) return wrong(`Unexpected inputs: ${problem}`);
     record.inputs[name] = value;
-  }
-  return undefined;
-}
-
-function environmentProblem(context: RunContext): CallError | undefined {
-  const problems = environmentProblems(context);
-  return problems.length === 0 ? undefined : { code: 'environment-missing', message: `Unexpected environment: ${problems.join('; ')}` };
-}
-
-/** MTH-5: every state readable (its file, or the declared default) before any step starts. */
-function stateProblem(context: RunContext): CallError | undefined {
-  for (const name of Object.keys(context.method.state)) {
-    try {
-      context.state(name);
-    } catch (error) {
-      const e = error as { code?: string; message: string };
-      return { code: e.code ?? 'state-invalid', message: e.message };
-    }
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { CallError } from '../errors.js';
+import type { ToolCallRecord } from './step-tools.js';
 
 /**
  * What a step (or one item of an `each` step) is doing or how it ended. Done, in the sense that
@@ -8,7 +9,7 @@ export type StepStatus =
   | 'pending' // not started: waiting for dependencies, a free target, or the run to be resumed
   | 'running' // started; its outcome is not recorded yet
   | 'checking' // its outcome (outputs, files, changes) is recorded; its check is running
-  | 'waiting' // an `ask` whose request is saved: waiting for the person's response
+  | 'waiting' // an `ask` whose request is saved, or a step confirmed done without outputs: waiting for a person
   | 'uncertain' // a step with `changes` was started and has no recorded outcome: confirm it
   | 'passed' // completed, and its check passed
   | 'unchecked' // completed, without a check: never "verified"
@@ -37,8 +38,10 @@ export interface ChangeRecord {
   file?: string;
   /** State: the value read when the step started (the declared default when the file was missing). */
   before?: unknown;
-  /** State: the replacement written; environment: the observed evidence the executor returned, if any. */
+  /** State: the replacement written; environment: the evidence the executor reported observing, if any. */
   after?: unknown;
+  /** Environment: the writing tool calls to this connection the runner saw succeed (observed evidence). */
+  writes?: { tool: string; input: unknown; output: unknown }[];
   /** State: sha256 of the bytes written. */
   sha256?: string;
 }
@@ -66,9 +69,11 @@ export interface InvocationRecord {
   changes?: Record<string, ChangeRecord>;
   check?: CheckRecord;
   error?: CallError;
+  /** `do` steps with tools: every tool call, in order, as the runner observed it. */
+  calls?: ToolCallRecord[];
   /** Why it was skipped, stopped or is uncertain. */
   reason?: string;
-  /** `confirm --done`: the person confirmed the change happened (outputs were not recorded). */
+  /** `confirm --done`: a person confirmed the change happened (and gave its outputs, or is asked for them). */
   confirmed?: 'done';
 }
 
@@ -83,6 +88,8 @@ export interface StepRecord extends InvocationRecord {
   invocations: number;
   /** Judge invocations so far in this run. */
   judgements: number;
+  /** Generation decisions so far (an agent with tools makes several per invocation; a scripted provider answers the n-th with response n). */
+  decisions?: number;
   /** `each` steps: one record per item, in list order. */
   items?: ItemRecord[];
   /** Earlier attempts replaced by `confirm --redo` or by a re-run after an interruption. */
@@ -111,7 +118,8 @@ export interface RunRecord {
 export interface PendingEntry {
   step: string;
   item?: number;
-  kind: 'ask' | 'uncertain' | 'interrupted';
+  /** `missing-output`: a step confirmed done waits for its outputs (`confirm --done --response-json`). */
+  kind: 'ask' | 'uncertain' | 'interrupted' | 'missing-output';
   request: string;
 }
 

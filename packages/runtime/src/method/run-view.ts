@@ -19,6 +19,12 @@ export function reconcile(method: CompiledMethod, record: RunRecord): void {
     const invocations: InvocationRecord[] = rec.items ?? [rec];
     for (const inv of invocations) {
       if (inv.status !== 'running') continue;
+      // A tool call cut short by the crash: a write may have happened, a read did nothing lasting.
+      for (const call of inv.calls ?? []) {
+        if (call.status !== 'running') continue;
+        call.status = call.write ? 'uncertain' : 'failed';
+        call.error = { code: 'interrupted', message: 'the run was interrupted before the tool answered' };
+      }
       if (step.changes.length > 0) {
         inv.status = 'uncertain';
         inv.reason = `step \`${key}\`${rec.items ? ` (item ${(inv as InvocationRecord & { index?: number }).index})` : ''} changes ${step.changes.map((c) => `\`${c.text}\``).join(', ')}; it was started at ${inv.startedAt ?? 'an unknown time'} and recorded no outcome, so the change may or may not have happened. Confirm with --done if it happened (its check runs on what is there now), or --redo to run it again`;
@@ -63,7 +69,8 @@ export function viewOf(method: CompiledMethod, record: RunRecord, live: boolean)
     const invocations: (InvocationRecord & { index?: number })[] = rec.items ?? [rec];
     for (const inv of invocations) {
       const item = inv.index === undefined ? {} : { item: inv.index };
-      if (inv.status === 'waiting') pending.push({ step: key, ...item, kind: 'ask', request: inv.request ?? '' });
+      if (inv.status === 'waiting' && inv.confirmed === 'done') pending.push({ step: key, ...item, kind: 'missing-output', request: inv.reason ?? '' });
+      else if (inv.status === 'waiting') pending.push({ step: key, ...item, kind: 'ask', request: inv.request ?? '' });
       else if (inv.status === 'uncertain') pending.push({ step: key, ...item, kind: 'uncertain', request: inv.reason ?? '' });
       else if (!live && inv.status === 'pending' && inv.reason === INTERRUPTED) pending.push({ step: key, ...item, kind: 'interrupted', request: INTERRUPTED });
       else if (!live && inv.status === 'checking') pending.push({ step: key, ...item, kind: 'interrupted', request: INTERRUPTED_CHECK });

@@ -2,7 +2,8 @@ import { failure, toCallError } from '../errors.js';
 import { answerAsk, checkInvocation, finishInvocation, invokeAsk, invokeDo, localsOf, type Invocation } from './invoke.js';
 import type { CompiledStep } from './method-types.js';
 import { MissingValue, resolveReference, type Resolution, type ResolveScope } from './resolve.js';
-import { targetsOf, type RunContext } from './run-context.js';
+import { targetsOf } from './access.js';
+import type { RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type StepRecord } from './run-record.js';
 import { settle } from './run-view.js';
 
@@ -12,7 +13,10 @@ const ITEM_CONCURRENCY = 8;
 /**
  * MTH-18 scheduling: a step starts when every step it depends on is done and no running step
  * holds one of its state or connection targets (read or changed); independent steps run
- * concurrently. After a failure nothing new starts, running steps finish, the run fails.
+ * concurrently. After a step fails or stops (a missing reference, the output of a skipped
+ * step it does not share the condition of), nothing new starts, running steps finish, and the
+ * run fails: a failed run is final and cannot deliver its result, so starting more work (and
+ * more changes to state or connections) in it would only make effects nobody can use.
  */
 export class MethodRunner {
   private halted = false;
@@ -29,6 +33,7 @@ export class MethodRunner {
     for (;;) {
       if (!this.halted) {
         for (const key of method.order) {
+          if (this.halted) break;
           const step = method.steps[key]!;
           const rec = record.steps[key]!;
           if (running.has(key) || (rec.status !== 'pending' && rec.status !== 'checking')) continue;
@@ -58,6 +63,7 @@ export class MethodRunner {
     const invocation: Invocation = { step, record: rec, target, locals: localsOf(step, rec, item === undefined ? undefined : rec.items![item]), ...(item === undefined ? {} : { item: rec.items![item]! }) };
     await answerAsk(this.context, invocation, response);
     if (step.each) aggregateItems(this.context, step, rec);
+    this.haltOn(rec);
   }
 
   private async runStep(step: CompiledStep, rec: StepRecord): Promise<void> {
@@ -67,7 +73,7 @@ export class MethodRunner {
       await checkInvocation(this.context, invocation);
     } else {
       const locals = this.gate(step, rec);
-      if (!locals) return;
+      if (!locals) return this.haltOn(rec);
       rec.inputs = locals.values;
       invocation.locals = locals.values;
       await this.invoke(invocation);
@@ -78,7 +84,7 @@ export class MethodRunner {
   private async runEach(step: CompiledStep, rec: StepRecord): Promise<void> {
     if (!rec.items) {
       const locals = this.gate(step, rec);
-      if (!locals) return;
+      if (!locals) return this.haltOn(rec);
       if (!Array.isArray(locals.list)) throw failure('invalid-input', `Unexpected \`each\` of step \`${step.key}\` over ${typeof locals.list}, expected a list`);
       rec.inputs = locals.values;
       rec.items = locals.list.map((item, index) => ({ index, item, status: 'pending' as const }));

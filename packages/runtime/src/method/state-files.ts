@@ -25,7 +25,9 @@ export function readState(dataDir: string, name: string, declaration: StateDecla
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw failure('state-invalid', `Unexpected error reading state \`${name}\` from ${declaration.file}: ${(error as Error).message}`);
+    // ENOTDIR: a folder on the way is a file, so the state file does not exist either.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw failure('state-invalid', `Unexpected error reading state \`${name}\` from ${declaration.file}: ${(error as Error).message}`);
   }
   if (text === undefined) {
     if (Object.hasOwn(declaration, 'default')) return { value: declaration.default, fromDefault: true };

@@ -6,6 +6,8 @@ import { deepFreeze, isPlainObject } from '../json.js';
 import { READERS, UI_PUBLISH, type ExternalTool } from '../execution/external-tool.js';
 import { REDACTED } from '../journal/redact.js';
 import type { ModelBinding, ModelProvider } from '../providers/provider.js';
+import { ExternalSchemas } from '../validate/external-schema.js';
+import { bindConfigured, type ConfiguredModels } from './bind-models.js';
 import { reachableFrom } from './reachable.js';
 import { checkSessionModel } from './session-profile.js';
 
@@ -24,6 +26,14 @@ export interface PrepareOptions {
    * given, it must bind every model routine.
    */
   models?: Readonly<Record<string, ModelBinding>>;
+  /**
+   * Configured models (runtime.yaml `models` and `bind`), used when `models` is not given: each
+   * model routine is bound in CONTRACTS.md's order (`bind`, `provider`+`id`, `select`,
+   * `bind.default`) and refused at preparation when none fits.
+   */
+  configured?: ConfiguredModels;
+  /** The host's environment variables: API keys (`apiKeyEnv`) come only from here. */
+  variables?: Readonly<Record<string, string | undefined>>;
   /** Values of the `{{ env.NAME }}` placeholders, rendered now (TPL-6). */
   env?: Readonly<Record<string, EnvValue>>;
 }
@@ -55,7 +65,7 @@ export interface PreparedState {
   templates: ReadonlyMap<string, readonly TemplatePart[]>;
   secrets: readonly string[];
   /** For the journal's execution entry: env values with secrets redacted, bindings without keys. */
-  header: { env: Record<string, string>; models: Record<string, { provider: string; model?: string }> };
+  header: { env: Record<string, string>; models: Record<string, { provider: string; model?: string; configured?: string }> };
 }
 
 export interface PrepareContext {
@@ -116,13 +126,16 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   const templates = new Map<string, readonly TemplatePart[]>();
   const secrets = [...env.secrets];
   const headerModels: PreparedState['header']['models'] = {};
+  const schemas = new ExternalSchemas();
   for (const routine of routines.values()) {
     if (routine.source.kind !== 'model') continue;
-    const binding = bindModel(routine, options.models, ctx);
+    const configured = options.models === undefined && options.configured !== undefined ? bindConfigured(routine, options.configured, options.variables ?? {}, schemas) : undefined;
+    const binding = configured?.binding ?? bindModel(routine, options.models, ctx);
+    checkProvider(routine, binding, ctx);
     checkSessionModel(routine, binding, ctx.providers.get(binding.provider), grants);
     models.set(routine.qualified, deepFreeze({ ...binding }));
     if (binding.apiKey) secrets.push(binding.apiKey);
-    headerModels[routine.qualified] = binding.model === undefined ? { provider: binding.provider } : { provider: binding.provider, model: binding.model };
+    headerModels[routine.qualified] = { provider: binding.provider, ...(binding.model === undefined ? {} : { model: binding.model }), ...(configured ? { configured: configured.key } : {}) };
     templates.set(routine.qualified, renderEnv(routine, env.values));
   }
 
@@ -152,13 +165,16 @@ function bindModel(routine: RoutineRef, given: PrepareOptions['models'], ctx: Pr
       throw new PreparationError('missing-model', `Unexpected model routine \`${routine.qualified}\` without a model connection, expected \`models[${JSON.stringify(routine.qualified)}]\` or \`models.default\` (explicit models must bind every model routine)`, routine.qualified);
     }
   }
+  return binding;
+}
+
+function checkProvider(routine: RoutineRef, binding: ModelBinding, ctx: PrepareContext): void {
   if (!isPlainObject(binding) || typeof binding.provider !== 'string') {
     throw new PreparationError('invalid-preparation', `Unexpected model binding for \`${routine.qualified}\`, expected {provider, model?, baseUrl?, apiKey?, script?}`, routine.qualified);
   }
   if (!ctx.providers.has(binding.provider)) {
     throw new PreparationError('unknown-provider', `Unexpected provider \`${binding.provider}\` for \`${routine.qualified}\`, expected one of ${[...ctx.providers.keys()].join(', ')}`, routine.qualified);
   }
-  return binding;
 }
 
 function bindEnv(names: ReadonlySet<string>, given: Readonly<Record<string, EnvValue>>): { values: Map<string, string>; secrets: string[]; header: Record<string, string> } {

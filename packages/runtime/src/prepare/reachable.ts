@@ -1,3 +1,4 @@
+import { declaredTools } from '../bundle/declared-tools.js';
 import type { NextEntry, Target } from '../bundle/content.js';
 import { resolveTarget, type PackageView, type RoutineRef } from '../bundle/routine-table.js';
 
@@ -31,7 +32,7 @@ export function reachableFrom(root: PackageView): Reachable {
   for (const entry of root.content.exports) visit(root, entry.target, 'an export');
   while (queue.length > 0) {
     const routine = queue.shift()!;
-    for (const tool of routine.source.tools ?? []) visit(routine.pkg, tool.target, routine.qualified);
+    for (const tool of declaredTools(routine)) visit(routine.pkg, tool.target, routine.qualified);
     for (const target of nextTargets(routine.source.next)) visit(routine.pkg, target, routine.qualified);
     for (const target of policyTargets(routine.source)) visit(routine.pkg, target, routine.qualified);
   }

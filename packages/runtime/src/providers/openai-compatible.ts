@@ -1,4 +1,5 @@
 import { isPlainObject } from '../json.js';
+import { postJson, type HttpRequestOptions } from './http-request.js';
 import { readCompletionStream, usageOf } from './sse.js';
 import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelMessage, ModelProvider, ToolCall } from './provider.js';
 
@@ -13,7 +14,7 @@ const SETTING_NAMES: Record<string, string> = { max_output_tokens: 'max_tokens',
  * schema structured output; the base URL, key and model come from the preparation's binding.
  * `finish_reason: "length"` is reported as `finish: 'length'`, which the runtime fails.
  */
-export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch } = {}): ModelProvider {
+export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; sleep?: HttpRequestOptions['sleep'] } = {}): ModelProvider {
   const doFetch = options.fetch ?? fetch;
   const complete = async (request: GenerationRequest, signal: AbortSignal, onText?: (chunk: string) => void): Promise<GenerationResponse> => {
     const { connection } = request;
@@ -35,15 +36,32 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
     const headers: Record<string, string> = { 'content-type': 'application/json', ...connection.headers };
     if (connection.apiKey) headers['authorization'] = `Bearer ${connection.apiKey}`;
     const url = `${connection.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
-    // Streamed (server-sent events, providers/sse.ts): parsed into the body a plain request returns.
-    if (onText && response.ok && response.body && /text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
-      const streamed = await readCompletionStream(response.body, onText);
-      return withUsage(fromApiResponse(streamed, names.fromApi), streamed);
+    const http = {
+      fetch: doFetch,
+      url,
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      ...(connection.requestTimeoutMs === undefined ? {} : { timeoutMs: connection.requestTimeoutMs }),
+      ...(connection.retries === undefined ? {} : { retries: connection.retries }),
+      ...(connection.model === undefined ? {} : { model: connection.model }),
+      ...(connection.apiKey === undefined ? {} : { secrets: [connection.apiKey] }),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
+    if (onText) {
+      const response = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+      // Streamed (server-sent events, providers/sse.ts): parsed into the body a plain request returns.
+      if (response.ok && response.body && /text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
+        const streamed = await readCompletionStream(response.body, onText);
+        return withUsage(fromApiResponse(streamed, names.fromApi), streamed);
+      }
+      const text = await response.text();
+      if (!response.ok) throw new Error(`Unexpected HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
+      const parsed = parse(text, url);
+      return withUsage(fromApiResponse(parsed, names.fromApi), parsed);
     }
-    const text = await response.text();
-    if (!response.ok) throw new Error(`Unexpected HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
-    const parsed = parse(text, url);
+    // A plain request: retries, timeouts and clear refusals (providers/http-request.ts).
+    const parsed = await postJson(http);
     return withUsage(fromApiResponse(parsed, names.fromApi), parsed);
   };
   return {
@@ -53,8 +71,9 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch }
       const content = typeof request.input === 'string' ? request.input : JSON.stringify(request.input ?? null);
       const answer = await complete({ ...request, messages: [{ role: 'user', content }], tools: [] }, signal);
       if ('toolCalls' in answer) throw new Error('Unexpected tool calls in a classification response');
-      const output = 'output' in answer ? answer.output : answer.text;
-      return answer.finish === 'length' ? { output, finish: 'length' } : { output, finish: 'stop' };
+      // With a declared output the answer is JSON text (response_format); the runtime validates it.
+      const output = 'output' in answer ? answer.output : request.output === undefined ? answer.text : jsonOrText(answer.text);
+      return { output, finish: answer.finish === 'length' ? 'length' : 'stop', ...(answer.usage ? { usage: answer.usage } : {}) };
     },
   };
 }
@@ -86,13 +105,14 @@ function toApiMessage(message: ModelMessage, toApi: Map<string, string>): Record
   return out;
 }
 
-function parse(text: string, url: string): unknown {
+function jsonOrText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
-    throw new Error(`Unexpected response from ${url} that is not JSON: ${text.slice(0, 200)}`);
+    return text;
   }
 }
+
 
 function fromApiResponse(body: unknown, fromApi: Map<string, string>): GenerationResponse {
   const choice = isPlainObject(body) && Array.isArray(body['choices']) ? body['choices'][0] : undefined;
@@ -122,4 +142,12 @@ function fromApiResponse(body: unknown, fromApi: Map<string, string>): Generatio
   }
   const content = typeof message['content'] === 'string' ? message['content'] : '';
   return { text: content, finish };
+}
+
+function parse(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`Unexpected response from ${url} that is not JSON: ${text.slice(0, 200)}`);
+  }
 }

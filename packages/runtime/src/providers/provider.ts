@@ -60,6 +60,10 @@ export interface ModelBinding {
   script?: Script;
   /** Extra request headers of an HTTP provider. */
   headers?: Record<string, string>;
+  /** Milliseconds one HTTP request may take before it is abandoned (and retried). @default 120000 */
+  requestTimeoutMs?: number;
+  /** Retries of a request refused with 429/5xx or cut by a network error, within the execution's time. @default 2 */
+  retries?: number;
   /** The model's context window in tokens: default context management keeps a conversation within it. */
   context_length?: number;
   /** JSON Schema of the model's settings (the catalog's `settings`): `configure` output is checked against it. */

@@ -60,7 +60,11 @@ export function createScriptedProvider(options: { script?: Script } = {}): Model
     async classify(request: ClassificationRequest): Promise<ClassificationResponse> {
       const response = scripted(request);
       if (response !== undefined && 'output' in response) return { output: response.output, finish: 'stop' };
-      if (request.output === undefined) return { output: { answers: {} }, finish: 'stop' };
+      // Without an output schema: one null answer per named question ({state, questions}).
+      if (request.output === undefined) {
+        const questions = isPlainObject(request.input) && isPlainObject(request.input['questions']) ? Object.keys(request.input['questions']) : [];
+        return { output: { answers: Object.fromEntries(questions.map((q) => [q, null])) }, finish: 'stop' };
+      }
       return { output: synthesize(request.output, accepts(request.output)), finish: 'stop' };
     },
   };
