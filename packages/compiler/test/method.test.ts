@@ -188,7 +188,7 @@ describe('MTH-3 data declarations', () => {
       const r = check(text);
       expect(r.diagnostics, `${place}: ${spec}`).toEqual([]);
       const type = place === 'out' ? r.method!.outputs.results!.type : place === 'state' ? r.method!.state.things : r.method!.inputs.things;
-      const { description, file, default: _default, ...rest } = type as Record<string, unknown>;
+      const { description, file: _file, default: _default, ...rest } = type as Record<string, unknown>;
       expect(description).toBe('Things.');
       return rest;
     };

@@ -285,7 +285,7 @@ class ConfigReader extends NodeReader {
   private argList(node: YamlNode | null, at: number, what: string): string[] {
     const data = this.json(node, at, what);
     if (!Array.isArray(data) || !data.every((a) => typeof a === 'string')) throw new ConfigRefusal(this.offset(node, at), `Unexpected ${describe(node)} as ${what}, expected a list of strings`);
-    return data as string[];
+    return data;
   }
 
   private connection(name: string, node: YamlNode | null, at: number): EnvironmentConnection {

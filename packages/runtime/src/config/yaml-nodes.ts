@@ -25,7 +25,7 @@ export class NodeReader {
     return node.items.map((pair: Pair) => {
       const key = pair.key as YamlNode | null;
       const value = pair.value as YamlNode | null;
-      const keyAt = (key?.range?.[0] ?? value?.range?.[0] ?? at) as number;
+      const keyAt = (key?.range?.[0] ?? value?.range?.[0] ?? at);
       if (!isScalar(key) || typeof key.value !== 'string') throw new ConfigRefusal(keyAt, `Unexpected key ${describe(key)} in ${what}, expected a name`);
       return { key: key.value, value, keyAt };
     });

@@ -32,6 +32,7 @@ export async function createConfiguredTools(config: Readonly<Record<string, Tool
   const tools: Record<string, ExternalTool> = {};
   const close = async () => {
     const started = await Promise.allSettled(servers.values());
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- a server without close() gives undefined, which Promise.all takes as it is
     await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
   };
   try {

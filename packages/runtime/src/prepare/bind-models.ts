@@ -138,7 +138,7 @@ function describeModel(key: string, model: ModelConfig): string {
   const fields = [`provider ${model.provider}`];
   if (model.model !== undefined) fields.push(`model ${model.model}`);
   fields.push(`operations ${(model.operations ?? DEFAULT_OPERATIONS).join('/')}`, `interactions ${(model.interactions ?? DEFAULT_INTERACTIONS).join('/')}`);
-  for (const field of ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'] as const) if (model[field]) fields.push(`${field} ${model[field]!.join('/')}`);
+  for (const field of ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'] as const) if (model[field]) fields.push(`${field} ${model[field].join('/')}`);
   if (model.context_length !== undefined) fields.push(`context_length ${model.context_length}`);
   return `\`${key}\` (${fields.join(', ')})`;
 }
