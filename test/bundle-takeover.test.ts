@@ -10,7 +10,10 @@ import { copyFixtures, writeFiles } from './support/temp.js';
 const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-takeover-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const bundlesIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.berry.json')).sort();
+const bundlesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.berry.json'))
+    .sort();
 
 /** Two different builds of the notebook: the one before and the one after an edit. */
 function twoBuilds() {
@@ -59,7 +62,15 @@ describe('a watch rebuild takes over the bundle it supersedes', () => {
   it('esbuild context rebuilds keep one bundle per package in the out dir', async () => {
     const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app.id;\n" });
-    const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], logLevel: 'silent' });
+    const ctx = await esbuild.context({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      plugins: [berrypack()],
+      logLevel: 'silent',
+    });
     try {
       await ctx.rebuild();
       const first = bundlesIn(path.join(dir, 'dist'));

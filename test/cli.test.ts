@@ -64,7 +64,9 @@ describe('berrypack check output', () => {
     const out = m.stdout();
     expect(out).toContain('notes/a.md\n  5:1  warning  Unexpected indentation of 4 spaces, expected 2  BP1040 SRC-5\n');
     expect(out).toContain('notes/b.md\n  2:7  warning  Unexpected file name `b.md` for `notes.bee`, expected `bee.md`  BP1091 SRC-9\n');
-    expect(out).toContain('  3:8  error  Unexpected empty string for `title`, expected a nonempty string  BP1070 SRC-8\n      1 | ---\n      2 | name: notes.bee\n    > 3 | title: \'\'\n        |        ^^\n');
+    expect(out).toContain(
+      "  3:8  error  Unexpected empty string for `title`, expected a nonempty string  BP1070 SRC-8\n      1 | ---\n      2 | name: notes.bee\n    > 3 | title: ''\n        |        ^^\n",
+    );
     expect(out).toContain('    hint: indent nested mappings and lists by two spaces\n');
     expect(out.trimEnd().split('\n').at(-1)).toBe('✖ 1 error, 2 warnings in 2 files');
     expect(out).not.toContain('\u001b[');

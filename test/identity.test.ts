@@ -50,7 +50,15 @@ describe('the same bundle bytes from the CLI, Rollup, Vite, esbuild, webpack and
       build: { outDir: out('vite'), minify: false, rolldownOptions: { input: path.join(dir, 'main.js') } },
     });
 
-    await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: out('esbuild'), plugins: [esbuildPlugin()], logLevel: 'silent' });
+    await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: out('esbuild'),
+      plugins: [esbuildPlugin()],
+      logLevel: 'silent',
+    });
 
     for (const host of HOSTS) {
       const outcome = await hostBuild(host, nodeConfig(dir, [webpackPlugin()], { output: { path: out(host.name) } }));

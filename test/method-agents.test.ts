@@ -5,7 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMethod } from '../packages/compiler/src/index.js';
-import { createOpenAICompatibleProvider, createProviderExecutor, createProviderJudge, readMethodRun, runMethod, type ExternalTool, type ToolConnection } from '../packages/runtime/src/index.js';
+import {
+  createOpenAICompatibleProvider,
+  createProviderExecutor,
+  createProviderJudge,
+  readMethodRun,
+  runMethod,
+  type ExternalTool,
+  type ToolConnection,
+} from '../packages/runtime/src/index.js';
 import { ROOT } from './support/cli.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-agents-'));
@@ -40,7 +48,11 @@ function tracker() {
     'tracker.search': {
       description: 'Open tickets created on or after a date, oldest first.',
       input: object({ since: { type: 'string' } }),
-      invoke: (input) => tickets.filter((t) => t.created >= (input as { since: string }).since).sort((a, b) => a.created.localeCompare(b.created)).map(({ id, title, body }) => ({ id, title, body })),
+      invoke: (input) =>
+        tickets
+          .filter((t) => t.created >= (input as { since: string }).since)
+          .sort((a, b) => a.created.localeCompare(b.created))
+          .map(({ id, title, body }) => ({ id, title, body })),
     },
     'tracker.label': {
       description: 'Sets the one label of a ticket.',
@@ -82,14 +94,22 @@ function answer(body: { messages: ApiMessage[] }): ApiMessage {
   const [system, user, ...rest] = body.messages;
   const instructions = system!.content ?? '';
   const results = rest.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content ?? 'null') as unknown);
-  const call = (name: string, args: unknown): ApiMessage => ({ role: 'assistant', content: null, tool_calls: [{ id: `c${rest.length}`, function: { name, arguments: JSON.stringify(args) } }] });
+  const call = (name: string, args: unknown): ApiMessage => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `c${rest.length}`, function: { name, arguments: JSON.stringify(args) } }],
+  });
   const final = (value: unknown): ApiMessage => ({ role: 'assistant', content: JSON.stringify(value) });
   if (instructions.startsWith('You are an independent reviewer')) {
     const { changes } = JSON.parse(user!.content ?? '{}') as { changes: Record<string, { writes?: { tool: string }[]; before?: string[]; after?: string[] }> };
     const writes = changes['environment.tracker']?.writes ?? [];
     if (instructions.includes('The ticket carries exactly the returned label')) {
       const done = ['tracker.label', 'tracker.comment'].every((t) => writes.some((w) => w.tool === t));
-      return final(done ? { verdict: 'passed', reason: 'The label and the comment were written through the tracker.' } : { verdict: 'ambiguous', reason: 'No write to the tracker was observed.' });
+      return final(
+        done
+          ? { verdict: 'passed', reason: 'The label and the comment were written through the tracker.' }
+          : { verdict: 'ambiguous', reason: 'No write to the tracker was observed.' },
+      );
     }
     const { before = [], after = [] } = changes['state.triaged'] ?? {};
     const ok = before.every((id) => after.includes(id)) && new Set(after).size === after.length;
@@ -107,7 +127,10 @@ function answer(body: { messages: ApiMessage[] }): ApiMessage {
     if (results.length === 1) return call('tracker_comment', { id, text: 'Thanks for telling us. We are looking into it and will write again here.' });
     return final({ triage: { ticket: id, label, comment_url: (results[1] as { url: string }).url } });
   }
-  const [done, triage] = [JSON.parse(/ids in (\[.*?\]) followed/.exec(instructions)![1]!) as string[], JSON.parse(/entry of (\[.*\]), without/.exec(instructions)![1]!) as { ticket: string }[]];
+  const [done, triage] = [
+    JSON.parse(/ids in (\[.*?\]) followed/.exec(instructions)![1]!) as string[],
+    JSON.parse(/entry of (\[.*\]), without/.exec(instructions)![1]!) as { ticket: string }[],
+  ];
   return final({ 'state.triaged': [...new Set([...done, ...triage.map((t) => t.ticket)])] });
 }
 
@@ -132,7 +155,7 @@ describe('a realistic method whose do steps are agents calling connection tools 
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('MTH-18: finds, labels and answers the new tickets through the tracker\'s tools, checks them on observed evidence, and remembers them', async () => {
+  it("MTH-18: finds, labels and answers the new tickets through the tracker's tools, checks them on observed evidence, and remembers them", async () => {
     const checked = checkMethod(FIXTURE, readFileSync(FIXTURE));
     expect(checked.diagnostics).toEqual([]);
     const dataDir = path.join(tmp, 'triage');

@@ -59,7 +59,9 @@ describe('berrypack types', () => {
     const file = path.join(dir, 'notebook/berrypack-env.d.ts');
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('export type NotesComposeOutput = {\n  title: string;\n  body: string;\n  tags: string[];\n};\n');
-    expect(text).toContain('export type NotesComposeInput = {\n  /** The rough note as the person wrote it. */\n  text: string;\n  [key: string]: unknown;\n};\n');
+    expect(text).toContain(
+      'export type NotesComposeInput = {\n  /** The rough note as the person wrote it. */\n  text: string;\n  [key: string]: unknown;\n};\n',
+    );
     expect(text).toContain('  /** The kind of note. */\n  category: "idea" | "task" | "reference";\n');
     expect(text).toContain('export type NotesCountInput = {\n  note: Record<string, unknown>;\n  source?: string;\n  [key: string]: unknown;\n};\n');
     expect(text).toContain('  words: number;\n');
@@ -67,7 +69,9 @@ describe('berrypack types', () => {
     expect(text).toContain('export type SearchRankOutput = {\n  index: number;\n  score: number;\n  [key: string]: unknown;\n}[];\n');
     // What a caller receives: notes.compose goes on to notes.count (`next`).
     expect(text).toContain('  "notes.compose": { input: NotesComposeInput; output: NotesCountOutput };\n');
-    expect(text).toContain('/** What a caller of `notes.compose` receives: the output at the end of its `next` chain. */\nexport type NotesComposeResult = NotesCountOutput;\n');
+    expect(text).toContain(
+      '/** What a caller of `notes.compose` receives: the output at the end of its `next` chain. */\nexport type NotesComposeResult = NotesCountOutput;\n',
+    );
     expect(text).toContain('export interface BerryAgents {\n  notebook: BerryRoutines["converse"];\n}\n');
     // Instructions are included, not called.
     expect(text).not.toContain('notes.style');
@@ -88,7 +92,15 @@ describe('berrypack types', () => {
     expect(ok.code).toBe(0);
     const bad = typeCheck(dir, ['bad.ts']);
     expect(bad.code).toBe(2);
-    expect(bad.errors).toEqual(['bad.ts(3): TS2353', 'bad.ts(4): TS2322', 'bad.ts(5): TS2741', 'bad.ts(6): TS2322', 'bad.ts(7): TS2322', 'bad.ts(8): TS2322', 'bad.ts(9): TS2322']);
+    expect(bad.errors).toEqual([
+      'bad.ts(3): TS2353',
+      'bad.ts(4): TS2322',
+      'bad.ts(5): TS2741',
+      'bad.ts(6): TS2322',
+      'bad.ts(7): TS2322',
+      'bad.ts(8): TS2322',
+      'bad.ts(9): TS2322',
+    ]);
   });
 
   it('translates oneOf, enums, open and closed objects, odd names, !ref and an independent document', async () => {
@@ -98,7 +110,13 @@ describe('berrypack types', () => {
         $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
         name: 'example.shapes',
         version: '1',
-        extensions: { 'ai.strawberry.berry': { sources: 'src', exports: ['shape.pick'], agents: { picker: { title: 'Picker', description: 'Picks.', entry: 'shape.pick' } } } },
+        extensions: {
+          'ai.strawberry.berry': {
+            sources: 'src',
+            exports: ['shape.pick'],
+            agents: { picker: { title: 'Picker', description: 'Picks.', entry: 'shape.pick' } },
+          },
+        },
       }),
       'shapes/src/pick.md': [
         '---',

@@ -60,7 +60,23 @@ export class Browser {
 
   static launch(executable: string): Browser {
     const profile = mkdtempSync(path.join(os.tmpdir(), 'berrypack-chromium-'));
-    const args = ['--headless=new', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check', '--disable-gpu', '--disable-dev-shm-usage', '--disable-extensions', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', '--mute-audio', '--font-render-hinting=none', 'about:blank'];
+    const args = [
+      '--headless=new',
+      '--remote-debugging-pipe',
+      `--user-data-dir=${profile}`,
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-extensions',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--hide-scrollbars',
+      '--mute-audio',
+      '--font-render-hinting=none',
+      'about:blank',
+    ];
     // CONTRACTS.md: CI runs as root, where Chromium's sandbox cannot start.
     if (process.getuid?.() === 0) args.unshift('--no-sandbox');
     const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });

@@ -46,10 +46,14 @@ describe('SRC-1 source files', () => {
   it('points at an encoded surrogate or an overlong form, not at the end of the file', () => {
     // ED A0 80 is U+D800 encoded as UTF-8: well-formed in shape, refused by a strict decoder.
     const surrogate = checkSource('/p/a.md', new Uint8Array([...enc('ab\n'), 0xed, 0xa0, 0x80, ...enc('cd\n')]));
-    expect(surrogate.diagnostics).toEqual([expect.objectContaining({ code: 'BP1004', line: 2, column: 1, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' })]);
+    expect(surrogate.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 2, column: 1, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' }),
+    ]);
     // E0 80 80 is an overlong NUL.
     const overlong = checkSource('/p/a.md', new Uint8Array([...enc('abc'), 0xe0, 0x80, 0x80, ...enc('\n')]));
-    expect(overlong.diagnostics).toEqual([expect.objectContaining({ code: 'BP1004', line: 1, column: 4, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' })]);
+    expect(overlong.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 1, column: 4, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' }),
+    ]);
   });
   it('refuses frontmatter that is not a mapping', () => {
     expect(summary(checkSource('/p/a.md', '---\n- a\n---\nB\n').diagnostics)).toEqual(['BP1005 SRC-1 2:1']);
@@ -130,7 +134,7 @@ describe('SRC-6 the colon-space trap', () => {
   });
 });
 
-describe('SRC-2 indentation and quotes: the root cause, not the parser\'s words', () => {
+describe("SRC-2 indentation and quotes: the root cause, not the parser's words", () => {
   it('a key indented under a `key: value` line is an indentation error, not the colon-space trap', () => {
     const d = diagnose('name: a\ndescription: d\nlanguage: javascript\noutput:\n  type: object\n     minimum: 0\n');
     expect(summary(d)).toEqual(['BP1017 SRC-2 7:1']);

@@ -45,7 +45,11 @@ describe('method asks (MTH-18)', () => {
     });
     // Completed steps never ran again.
     expect(calls).toEqual(['draft', 'publish']);
-    expect(readMethodRun(first.runId, { dataDir: dir }).record.steps['approve']).toMatchObject({ request: 'Approve week 2025-W14? Summary: All {{week}} done.', response: { approved: true, comment: '' }, outputs: { approval: { approved: true, comment: '' } } });
+    expect(readMethodRun(first.runId, { dataDir: dir }).record.steps['approve']).toMatchObject({
+      request: 'Approve week 2025-W14? Summary: All {{week}} done.',
+      response: { approved: true, comment: '' },
+      outputs: { approval: { approved: true, comment: '' } },
+    });
   });
 
   it('MTH-12: a rejection skips the conditional step and completes without its output', async () => {
@@ -63,7 +67,9 @@ describe('method asks (MTH-18)', () => {
     await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: 'yes' })).rejects.toThrow(
       'Unexpected response: the response to `approve` (`approval`) must be a record, not text (give JSON with --response-json)',
     );
-    await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: { approved: true } })).rejects.toThrow('lacks the field `comment`');
+    await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: { approved: true } })).rejects.toThrow(
+      'lacks the field `comment`',
+    );
     await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'draft', response: 'x' })).rejects.toMatchObject({
       code: 'not-waiting',
       message: 'Unexpected response to step `draft`, which is unchecked, expected a step waiting for a response (waiting: approve)',
@@ -106,7 +112,15 @@ describe('method asks (MTH-18)', () => {
       human: (r) => (seen.push(r), { response: { approved: true, comment: 'fine' } }),
     });
     expect(result).toMatchObject({ status: 'completed', result: { Approval: { approved: true, comment: 'fine' }, Url: 'https://wiki/w14' } });
-    expect(seen).toEqual([{ runId: result.runId, step: 'approve', request: 'Approve week W2? Summary: All {{week}} done.', inputs: { week: 'W2', summary: 'All {{week}} done.' }, outputs: method.steps['approve']!.out }]);
+    expect(seen).toEqual([
+      {
+        runId: result.runId,
+        step: 'approve',
+        request: 'Approve week W2? Summary: All {{week}} done.',
+        inputs: { week: 'W2', summary: 'All {{week}} done.' },
+        outputs: method.steps['approve']!.out,
+      },
+    ]);
     const later = await runMethod(method, { dataDir: dataDir(), executor, inputs: { week: 'W2' }, human: () => undefined });
     expect(later.status).toBe('needs_attention');
   });

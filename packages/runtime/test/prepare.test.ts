@@ -169,7 +169,9 @@ describe('RUN-13: start must name the agent when several agents share an entry',
     const preparation = runtime.prepare(bundle);
     const start = runtime.start(preparation, { export: 'greet' });
     await expect(start).rejects.toMatchObject({ code: 'ambiguous-entry', rule: 'RUN-13' });
-    await expect(start).rejects.toThrow('Unexpected start of `greet`, which agents `casual`, `formal` share as their entry, expected {agent} naming one of them');
+    await expect(start).rejects.toThrow(
+      'Unexpected start of `greet`, which agents `casual`, `formal` share as their entry, expected {agent} naming one of them',
+    );
     for (const agent of ['formal', 'casual']) {
       const { executionId } = await runtime.start(preparation, { agent });
       await expect(runtime.result(executionId)).resolves.toMatchObject({ status: 'completed', output: 'Scripted answer from greet.' });

@@ -79,7 +79,7 @@ class Refusal {
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return value instanceof RawJson ? value.text : fastCanonicalJson(value) ?? serialize(value, 0);
+    return value instanceof RawJson ? value.text : (fastCanonicalJson(value) ?? serialize(value, 0));
   } catch (error) {
     if (error instanceof Refusal) {
       throw new TypeError(`Unexpected ${error.found} at ${formatJsonPath(error.segments.reverse())}, expected ${error.expected}`);
@@ -435,8 +435,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `$.a[2]["b c"]`; a very long path keeps its two ends, which are what a reader looks for. */
 function formatJsonPath(segments: readonly (string | number)[]): string {
-  const shown =
-    segments.length > 24 ? [...segments.slice(0, 12), null, ...segments.slice(-12)] : segments;
+  const shown = segments.length > 24 ? [...segments.slice(0, 12), null, ...segments.slice(-12)] : segments;
   let out = '$';
   for (const segment of shown) {
     if (segment === null) out += `…(${segments.length - 24} more)…`;

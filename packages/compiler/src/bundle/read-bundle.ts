@@ -135,11 +135,17 @@ export function readBundle(input: Uint8Array, options: ReadBundleOptions = {}): 
  */
 export function verifyBlob(resource: BundleResource, bytes: Uint8Array): BundleError | undefined {
   if (bytes.length !== resource.size) {
-    return refuse('BP4015', `Unexpected size ${bytes.length} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.size}: the blob was changed or replaced`).error;
+    return refuse(
+      'BP4015',
+      `Unexpected size ${bytes.length} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.size}: the blob was changed or replaced`,
+    ).error;
   }
   const digest = `sha256-${sha256Hex(bytes)}`;
   if (digest !== resource.digest) {
-    return refuse('BP4015', `Unexpected digest ${digest} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.digest}: the blob was changed or replaced`).error;
+    return refuse(
+      'BP4015',
+      `Unexpected digest ${digest} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.digest}: the blob was changed or replaced`,
+    ).error;
   }
   return undefined;
 }
@@ -184,7 +190,10 @@ function checkEnvelope(parsed: unknown): Envelope {
     if (version !== null && Number(version[1]) > 1) {
       throw refuse('BP4006', `Unexpected format ${format}, expected ${BUNDLE_FORMAT}: the bundle was written by a newer berrypack; upgrade to load it`);
     }
-    throw refuse('BP4005', `Unexpected format ${format === undefined ? '(none)' : JSON.stringify(format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}: this is not a berrypack bundle`);
+    throw refuse(
+      'BP4005',
+      `Unexpected format ${format === undefined ? '(none)' : JSON.stringify(format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}: this is not a berrypack bundle`,
+    );
   }
   for (const key of Object.keys(parsed)) {
     if (key !== 'content' && key !== 'format' && key !== 'id') {
@@ -197,7 +206,10 @@ function checkEnvelope(parsed: unknown): Envelope {
   if (!isObject(content)) throw refuse('BP4004', `Unexpected ${kindOf(content)} as content, expected an object`);
   const id = parsed['id'];
   if (!isDigest(id)) {
-    throw refuse('BP4007', `Unexpected id ${typeof id === 'string' ? JSON.stringify(abbreviate(id, 80)) : kindOf(id)}, expected sha256- and 64 lowercase hex digits`);
+    throw refuse(
+      'BP4007',
+      `Unexpected id ${typeof id === 'string' ? JSON.stringify(abbreviate(id, 80)) : kindOf(id)}, expected sha256- and 64 lowercase hex digits`,
+    );
   }
   return { id, content: content };
 }
@@ -235,19 +247,22 @@ function checkFiles(content: BundleContent): void {
     const bytes = encoder.encode(text);
     const name = `${where} (${JSON.stringify(file.path)})`;
     if (bytes.length !== file.size) {
-      throw refuse('BP4012', `Unexpected size ${file.size} for ${name}, expected ${bytes.length} (the UTF-8 length of its text): the file was changed after it was built`);
+      throw refuse(
+        'BP4012',
+        `Unexpected size ${file.size} for ${name}, expected ${bytes.length} (the UTF-8 length of its text): the file was changed after it was built`,
+      );
     }
     const digest = `sha256-${sha256Hex(bytes)}`;
     if (digest !== file.digest) {
-      throw refuse('BP4012', `Unexpected digest ${file.digest} for ${name}, expected ${digest} (the digest of its text): the file was changed after it was built`);
+      throw refuse(
+        'BP4012',
+        `Unexpected digest ${file.digest} for ${name}, expected ${digest} (the digest of its text): the file was changed after it was built`,
+      );
     }
   }
 }
 
-function checkResources(
-  content: BundleContent,
-  readBlob: ((hex: string) => Uint8Array | undefined) | undefined,
-): Map<string, Uint8Array> {
+function checkResources(content: BundleContent, readBlob: ((hex: string) => Uint8Array | undefined) | undefined): Map<string, Uint8Array> {
   const blobs = new Map<string, Uint8Array>();
   if (!('resources' in content)) return blobs;
   const resources: unknown = content.resources;

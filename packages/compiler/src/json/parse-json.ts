@@ -83,7 +83,12 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
     }
     const c = text[i]!;
     if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
-      return fail({ offset: i, end: i + 2, message: `Unexpected comment, expected ${expectedIn(state, top, subject)}`, hint: 'JSON has no comments; remove it' });
+      return fail({
+        offset: i,
+        end: i + 2,
+        message: `Unexpected comment, expected ${expectedIn(state, top, subject)}`,
+        hint: 'JSON has no comments; remove it',
+      });
     }
     switch (state) {
       case 'value':
@@ -164,7 +169,10 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
           return fail({
             offset: i,
             message: `Unexpected ${describeAt(text, i, subject)}, expected \`,\` or \`${closer}\``,
-            hint: c === '"' || c === '{' || c === '[' || isValueStart(c) ? `a \`,\` is missing before this ${top.node.kind === 'map' ? 'property' : 'value'}` : undefined,
+            hint:
+              c === '"' || c === '{' || c === '[' || isValueStart(c)
+                ? `a \`,\` is missing before this ${top.node.kind === 'map' ? 'property' : 'value'}`
+                : undefined,
             related: [{ span: top.node.span, message: `the ${top.node.kind === 'map' ? 'object' : 'array'} opens here` }],
           });
         }
@@ -192,7 +200,11 @@ function readScalar(text: string, i: number, expected: string, subject: string):
     const n = readJsonNumber(text, i);
     return 'message' in n ? n : scalar(n.end, n.value, 'plain');
   }
-  for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+  for (const [word, value] of [
+    ['true', true],
+    ['false', false],
+    ['null', null],
+  ] as const) {
     if (text.startsWith(word, i) && !/[A-Za-z0-9_$]/.test(text[i + word.length] ?? '')) return scalar(i + word.length, value, 'plain');
   }
   return badValue(text, i, expected, subject);
@@ -204,7 +216,11 @@ function badValue(text: string, i: number, expected: string, subject: string): R
     return { offset: i, message: `Unexpected \`'\`, expected ${expected}`, hint: 'JSON strings are written in double quotes: `"…"`' };
   }
   if (c === '+' || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
-    return { offset: i, message: `Unexpected \`${c}\` before a number, expected ${expected}`, hint: c === '+' ? 'JSON numbers have no leading `+`' : 'write a `0` before the decimal point' };
+    return {
+      offset: i,
+      message: `Unexpected \`${c}\` before a number, expected ${expected}`,
+      hint: c === '+' ? 'JSON numbers have no leading `+`' : 'write a `0` before the decimal point',
+    };
   }
   const word = readWord(text, i);
   if (word !== '') {

@@ -26,9 +26,17 @@ export function captureResources(manifest: ManifestInfo, host: CompilerHost): { 
     files.push(res.path);
     const stat = host.stat(res.path);
     if (stat?.kind !== 'file') {
-      r.report('BP2052', res.pathSpan, `Unexpected ${stat === undefined ? 'missing file' : stat.kind === 'directory' ? 'directory' : 'special file'} \`${res.relPath}\` for resource \`${res.uri}\`, expected a file`, {
-        hint: stat === undefined ? 'the path is relative to plugin.json; create the file or correct the path' : 'a resource is one file; declare each file of a directory as its own resource',
-      });
+      r.report(
+        'BP2052',
+        res.pathSpan,
+        `Unexpected ${stat === undefined ? 'missing file' : stat.kind === 'directory' ? 'directory' : 'special file'} \`${res.relPath}\` for resource \`${res.uri}\`, expected a file`,
+        {
+          hint:
+            stat === undefined
+              ? 'the path is relative to plugin.json; create the file or correct the path'
+              : 'a resource is one file; declare each file of a directory as its own resource',
+        },
+      );
       continue;
     }
     let real: string;

@@ -31,7 +31,9 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
   const digest = digestOf(bytes);
   if (options.version !== undefined && options.version !== digest) {
     r.report('BP2080', { start: 0, end: 0 }, `Unexpected plugin.json version ${digest}, expected ${options.version}`, {
-      hint: /^sha256-[0-9a-f]{64}$/.test(options.version) ? 'the file changed since that version was taken; build the current file by omitting `version`, or pass its new version' : 'a version is `sha256-` followed by the 64 hexadecimal digits of the sha256 of the plugin.json bytes',
+      hint: /^sha256-[0-9a-f]{64}$/.test(options.version)
+        ? 'the file changed since that version was taken; build the current file by omitting `version`, or pass its new version'
+        : 'a version is `sha256-` followed by the 64 hexadecimal digits of the sha256 of the plugin.json bytes',
     });
   }
   const tree = parseJsonWithPositions(text, r);
@@ -58,9 +60,14 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
     if (ext) decls = checkExtension(r, ext, dir);
     for (const e of tree.entries) {
       if (!(EXTENSION_FIELDS as readonly string[]).includes(e.key)) continue;
-      r.report('BP2013', e.keySpan, `Unexpected Berry field \`${e.key}\` at the top level of plugin.json, expected it inside \`extensions["${BERRY_EXTENSION}"]\``, {
-        hint: 'the top level holds standard metadata only; move the field into the Berry extension',
-      });
+      r.report(
+        'BP2013',
+        e.keySpan,
+        `Unexpected Berry field \`${e.key}\` at the top level of plugin.json, expected it inside \`extensions["${BERRY_EXTENSION}"]\``,
+        {
+          hint: 'the top level holds standard metadata only; move the field into the Berry extension',
+        },
+      );
     }
   }
 
@@ -98,14 +105,19 @@ const opening = (tree: YMap) => ({ start: tree.span.start, end: tree.span.start 
 function checkSchema(r: Reporter, tree: YMap): void {
   const e = entry(tree, '$schema');
   if (!e) {
-    r.report('BP2004', opening(tree), 'Unexpected plugin.json without `$schema`, expected the Agent Plugins 1.0.0 schema', { hint: `add \`"$schema": "${PLUGIN_SCHEMA}"\`` });
+    r.report('BP2004', opening(tree), 'Unexpected plugin.json without `$schema`, expected the Agent Plugins 1.0.0 schema', {
+      hint: `add \`"$schema": "${PLUGIN_SCHEMA}"\``,
+    });
     return;
   }
   const value = e.value.kind === 'scalar' ? e.value.value : undefined;
   if (value === PLUGIN_SCHEMA) return;
   const shown = typeof value === 'string' ? `\`${value}\`` : describeJsonNode(e.value);
   r.report('BP2004', e.value, `Unexpected \`$schema\` ${shown}, expected \`${PLUGIN_SCHEMA}\``, {
-    hint: typeof value === 'string' && /agent-plugins\.org\/schemas\//.test(value) ? 'berrypack reads Agent Plugins 1.0.0 manifests; use exactly that schema URL' : `write \`"$schema": "${PLUGIN_SCHEMA}"\``,
+    hint:
+      typeof value === 'string' && /agent-plugins\.org\/schemas\//.test(value)
+        ? 'berrypack reads Agent Plugins 1.0.0 manifests; use exactly that schema URL'
+        : `write \`"$schema": "${PLUGIN_SCHEMA}"\``,
   });
 }
 
@@ -133,8 +145,14 @@ function checkVersionField(r: Reporter, tree: YMap): string | undefined {
   }
   const value = e.value.kind === 'scalar' ? e.value.value : undefined;
   if (value === '1') return value;
-  r.report('BP2007', e.value, `Unexpected ${typeof value === 'string' ? `\`"${value}"\`` : describeJsonNode(e.value)} for \`version\`, expected the string \`"1"\``, {
-    hint: typeof value === 'number' && value === 1 ? 'quote it: `"version": "1"`' : 'the manifest format version is `"1"`; a release number does not belong here',
-  });
+  r.report(
+    'BP2007',
+    e.value,
+    `Unexpected ${typeof value === 'string' ? `\`"${value}"\`` : describeJsonNode(e.value)} for \`version\`, expected the string \`"1"\``,
+    {
+      hint:
+        typeof value === 'number' && value === 1 ? 'quote it: `"version": "1"`' : 'the manifest format version is `"1"`; a release number does not belong here',
+    },
+  );
   return undefined;
 }

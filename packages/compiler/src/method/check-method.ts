@@ -26,8 +26,8 @@ const TOP_KEY_HINTS: Readonly<Record<string, string>> = {
   title: 'the method is identified by `name`; describe it in `goal`',
   id: 'saved method ids and version ids are server metadata, not part of the document',
   version: 'saved method ids and version ids are server metadata, not part of the document',
-  outputs: 'declare outputs under a step\'s `out`; `result` names what the run delivers',
-  output: 'declare outputs under a step\'s `out`; `result` names what the run delivers',
+  outputs: "declare outputs under a step's `out`; `result` names what the run delivers",
+  output: "declare outputs under a step's `out`; `result` names what the run delivers",
   input: 'write `inputs`',
   connections: 'write `environment`',
   config: 'local paths and credentials belong to the run configuration, not the document',
@@ -45,10 +45,16 @@ export function checkMethod(file: string, input: Uint8Array | string): MethodChe
   } catch (error) {
     const info = methodCodes.BP6009;
     const internal: Diagnostic = {
-      code: 'BP6009', rule: info.rule, severity: info.severity,
+      code: 'BP6009',
+      rule: info.rule,
+      severity: info.severity,
       message: `Unexpected internal error while checking the method document: ${error instanceof Error ? error.message : String(error)}`,
       hint: 'please report this with the document',
-      file, line: 1, column: 1, endLine: 1, endColumn: 1,
+      file,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
     };
     return { method: undefined, diagnostics: sortDiagnostics([...diagnostics, internal]) };
   }
@@ -113,7 +119,11 @@ function compile(r: Reporter, tree: YNode): CompiledMethod | undefined {
 /** MTH-1: a mapping with the required sections and no others. */
 function topLevel(r: Reporter, tree: YNode): YMap | undefined {
   if (tree.kind !== 'map') {
-    r.report('BP6001', tree.span.end > tree.span.start ? tree : { start: 0, end: 0 }, `Unexpected ${describeNode(tree)} for the method document, expected a mapping with \`format: ${METHOD_FORMAT}\`, \`name\`, \`goal\`, \`steps\` and \`result\``);
+    r.report(
+      'BP6001',
+      tree.span.end > tree.span.start ? tree : { start: 0, end: 0 },
+      `Unexpected ${describeNode(tree)} for the method document, expected a mapping with \`format: ${METHOD_FORMAT}\`, \`name\`, \`goal\`, \`steps\` and \`result\``,
+    );
     return undefined;
   }
   for (const e of tree.entries) {
@@ -127,9 +137,14 @@ function topLevel(r: Reporter, tree: YNode): YMap | undefined {
   for (const key of REQUIRED) {
     if (entry(tree, key)) continue;
     const code = key === 'format' ? 'BP6003' : 'BP6004';
-    r.report(code, { start: start.start, end: start.start }, `Unexpected method document without \`${key}\`, expected ${key === 'format' ? `\`format: ${METHOD_FORMAT}\`` : `a \`${key}\` section`}`, {
-      hint: REQUIRED_HINTS[key],
-    });
+    r.report(
+      code,
+      { start: start.start, end: start.start },
+      `Unexpected method document without \`${key}\`, expected ${key === 'format' ? `\`format: ${METHOD_FORMAT}\`` : `a \`${key}\` section`}`,
+      {
+        hint: REQUIRED_HINTS[key],
+      },
+    );
   }
   return tree;
 }

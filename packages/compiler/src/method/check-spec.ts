@@ -16,11 +16,18 @@ export function checkCheckSpec(r: Reporter, node: YNode, locals: ReadonlyMap<str
   const where = `the check of step \`${step}\``;
   if (node.kind === 'scalar' && typeof node.value === 'string' && !node.ref) {
     if (node.value.trim() !== '') return { kind: 'english', text: node.value };
-    r.report('BP6080', node, `Unexpected empty ${where}, expected plain-English criteria or one exact form`, { hint: 'no check means unchecked; remove `check` or write the criteria' });
+    r.report('BP6080', node, `Unexpected empty ${where}, expected plain-English criteria or one exact form`, {
+      hint: 'no check means unchecked; remove `check` or write the criteria',
+    });
     return undefined;
   }
   if (node.kind !== 'map' || node.entries.length !== 1) {
-    const found = node.kind === 'map' ? (node.entries.length === 0 ? 'an empty mapping' : `${node.entries.length} forms (${quoteList(node.entries.map((e) => e.key))})`) : describeNode(node);
+    const found =
+      node.kind === 'map'
+        ? node.entries.length === 0
+          ? 'an empty mapping'
+          : `${node.entries.length} forms (${quoteList(node.entries.map((e) => e.key))})`
+        : describeNode(node);
     r.report('BP6080', node, `Unexpected ${found} for ${where}, expected plain-English text or exactly one of ${quoteList(FORMS)}`, {
       hint: node.kind === 'map' && node.entries.length > 1 ? 'write the other criteria in another step, or as plain-English text' : undefined,
     });
@@ -35,9 +42,14 @@ export function checkCheckSpec(r: Reporter, node: YNode, locals: ReadonlyMap<str
       const actualEntry = entry(map, 'actual');
       const expectedEntry = entry(map, 'expected');
       if (!actualEntry || !expectedEntry) {
-        r.report('BP6080', map, `Unexpected \`equals\` without \`${actualEntry ? 'expected' : 'actual'}\` in ${where}, expected both \`actual\` and \`expected\``, {
-          hint: 'supply a fixed expected value as an input with a default',
-        });
+        r.report(
+          'BP6080',
+          map,
+          `Unexpected \`equals\` without \`${actualEntry ? 'expected' : 'actual'}\` in ${where}, expected both \`actual\` and \`expected\``,
+          {
+            hint: 'supply a fixed expected value as an input with a default',
+          },
+        );
         return undefined;
       }
       const actual = name(actualEntry.value, '`equals.actual`');
@@ -92,7 +104,9 @@ function formMap(r: Reporter, node: YNode, keys: readonly string[], what: string
   for (const e of map.entries) {
     if (keys.includes(e.key)) continue;
     const guess = closest(e.key, keys);
-    r.report('BP6080', e.keySpan, `Unexpected \`${e.key}\` in ${what}, expected ${quoteList(keys)}`, { hint: guess ? `did you mean \`${guess}\`?` : undefined });
+    r.report('BP6080', e.keySpan, `Unexpected \`${e.key}\` in ${what}, expected ${quoteList(keys)}`, {
+      hint: guess ? `did you mean \`${guess}\`?` : undefined,
+    });
     ok = false;
   }
   return ok ? map : undefined;
@@ -116,13 +130,24 @@ function checkLocalName(r: Reporter, node: YNode, locals: ReadonlyMap<string, Lo
   const local = locals.get(written);
   if (!local) {
     const guess = closest(written, locals.keys());
-    r.report('BP6081', node, `Unexpected \`${written}\` for ${what}, expected a local input or output${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`, {
-      hint: written.includes('.') ? `checks name whole values; add an \`in\` alias (\`x: ${written}\`) and name \`x\`` : guess ? `did you mean \`${guess}\`?` : 'name an `in` or `each` alias of the step or one of its outputs',
-    });
+    r.report(
+      'BP6081',
+      node,
+      `Unexpected \`${written}\` for ${what}, expected a local input or output${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`,
+      {
+        hint: written.includes('.')
+          ? `checks name whole values; add an \`in\` alias (\`x: ${written}\`) and name \`x\``
+          : guess
+            ? `did you mean \`${guess}\`?`
+            : 'name an `in` or `each` alias of the step or one of its outputs',
+      },
+    );
     return undefined;
   }
   if (local.kind === 'connection') {
-    r.report('BP6082', node, `Unexpected connection \`${written}\` for ${what}, expected a data value`, { hint: 'to check a change, describe the evidence in plain English' });
+    r.report('BP6082', node, `Unexpected connection \`${written}\` for ${what}, expected a data value`, {
+      hint: 'to check a change, describe the evidence in plain English',
+    });
     return undefined;
   }
   if (expect === undefined || local.type === undefined) return written;

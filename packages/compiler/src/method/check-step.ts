@@ -15,9 +15,17 @@ const STEP_KEYS = ['name', 'do', 'ask', 'in', 'out', 'check', 'after', 'each', '
 const STEP_KEY_HINTS: Readonly<Record<string, string>> = {
   description: 'a step has no separate description; the instructions in `do` explain the work, `name` gives a display title',
   title: 'write the display title as `name`',
-  inputs: 'write `in`', input: 'write `in`', outputs: 'write `out`', output: 'write `out`',
-  depends_on: 'write `after`', needs: 'write `after`', if: 'write `when`', for_each: 'write `each`', foreach: 'write `each`',
-  instructions: 'write the agent instructions as `do`', prompt: 'write `do` (agent instructions) or `ask` (a human request)',
+  inputs: 'write `in`',
+  input: 'write `in`',
+  outputs: 'write `out`',
+  output: 'write `out`',
+  depends_on: 'write `after`',
+  needs: 'write `after`',
+  if: 'write `when`',
+  for_each: 'write `each`',
+  foreach: 'write `each`',
+  instructions: 'write the agent instructions as `do`',
+  prompt: 'write `do` (agent instructions) or `ask` (a human request)',
 };
 
 /** A dependency of a step on another, with where it was written (for cycle reports). */
@@ -54,7 +62,9 @@ export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep):
   const addLocal = (alias: string, span: Span, value: LocalValue): void => {
     const first = localSpans.get(alias);
     if (first) {
-      r.report('BP6031', span, `Unexpected second local name \`${alias}\` in step \`${key}\`, expected each alias and output name once`, { related: [r.locate(first, 'first used here')] });
+      r.report('BP6031', span, `Unexpected second local name \`${alias}\` in step \`${key}\`, expected each alias and output name once`, {
+        related: [r.locate(first, 'first used here')],
+      });
       return;
     }
     localSpans.set(alias, span);
@@ -66,11 +76,17 @@ export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep):
 
   const inRefs: Record<string, Reference> = {};
   const inEntry = entry(map, 'in');
-  const inMap = inEntry ? expectMap(r, inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`') : undefined;
+  const inMap = inEntry
+    ? expectMap(r, inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`')
+    : undefined;
   for (const e of inMap?.entries ?? []) {
     checkName(r, e.key, e.keySpan, 'alias');
     const resolved = resolveReference(r, scope, e.value, `\`in.${e.key}\` of step \`${key}\``);
-    addLocal(e.key, e.keySpan, resolved?.kind === 'data' ? { kind: 'data', type: resolved.type } : resolved ? { kind: 'connection' } : { kind: 'data', type: undefined });
+    addLocal(
+      e.key,
+      e.keySpan,
+      resolved?.kind === 'data' ? { kind: 'data', type: resolved.type } : resolved ? { kind: 'connection' } : { kind: 'data', type: undefined },
+    );
     if (!resolved) continue;
     Object.defineProperty(inRefs, e.key, { value: resolved.ref, enumerable: true, writable: true, configurable: true });
     if (resolved.kind === 'data') dataEdge(resolved.producer, e.value.span, resolved.ref.text);
@@ -81,7 +97,9 @@ export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep):
   if (eachEntry) {
     const eachMap = expectMap(r, eachEntry.value, 'BP6100', `\`each\` of step \`${key}\``, 'write `each: {person: state.approved_people}`');
     if (eachMap && eachMap.entries.length !== 1) {
-      r.report('BP6100', eachMap, `Unexpected ${eachMap.entries.length} aliases in \`each\` of step \`${key}\`, expected exactly one`, { hint: 'repeat over one list; pass other data through `in`' });
+      r.report('BP6100', eachMap, `Unexpected ${eachMap.entries.length} aliases in \`each\` of step \`${key}\`, expected exactly one`, {
+        hint: 'repeat over one list; pass other data through `in`',
+      });
     } else if (eachMap) {
       const e = eachMap.entries[0]!;
       checkName(r, e.key, e.keySpan, 'alias');
@@ -114,7 +132,9 @@ export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep):
   if (whenEntry) {
     const node = whenEntry.value;
     if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
-      r.report('BP6110', node, `Unexpected ${describeNode(node)} for \`when\` of step \`${key}\`, expected a reference to a boolean`, { hint: 'a judgment belongs in a `do` step returning a boolean and a reason; name that boolean here' });
+      r.report('BP6110', node, `Unexpected ${describeNode(node)} for \`when\` of step \`${key}\`, expected a reference to a boolean`, {
+        hint: 'a judgment belongs in a `do` step returning a boolean and a reason; name that boolean here',
+      });
     } else {
       const resolved = resolveReference(r, scope, node, `\`when\` of step \`${key}\``);
       if (resolved?.kind === 'connection' || (resolved?.kind === 'data' && resolved.type !== undefined && resolved.type.type !== 'boolean')) {
@@ -137,9 +157,14 @@ export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep):
   if (checkEntry) check = checkCheckSpec(r, checkEntry.value, locals, key);
   const external = changes.find((c) => c.ref.root === 'environment');
   if (external && !checkEntry) {
-    r.report('BP6160', external.span, `Unexpected external change \`${external.ref.text}\` without a \`check\` in step \`${key}\`, expected an independent check`, {
-      hint: 'add `check:` with criteria an independent reviewer can verify from observed evidence (the saved page, the sent message, …)',
-    });
+    r.report(
+      'BP6160',
+      external.span,
+      `Unexpected external change \`${external.ref.text}\` without a \`check\` in step \`${key}\`, expected an independent check`,
+      {
+        hint: 'add `check:` with criteria an independent reviewer can verify from observed evidence (the saved page, the sent message, …)',
+      },
+    );
   }
 
   if (r.errorCount !== errorsBefore || !body || !step.outOk) return analysis;
@@ -215,7 +240,12 @@ function checkAfter(r: Reporter, scope: MethodScope, map: YMap, key: string, edg
       const guess = closest(target, scope.steps.keys());
       const producer = scope.outputs.get(target)?.step;
       r.report('BP6090', item, `Unexpected \`${target}\` in \`after\` of step \`${key}\`, expected a step key`, {
-        hint: producer !== undefined ? `\`${target}\` is an output of step \`${producer}\`; read it through \`in\`, or write \`after: ${producer}\`` : guess ? `did you mean \`${guess}\`?` : undefined,
+        hint:
+          producer !== undefined
+            ? `\`${target}\` is an output of step \`${producer}\`; read it through \`in\`, or write \`after: ${producer}\``
+            : guess
+              ? `did you mean \`${guess}\`?`
+              : undefined,
       });
       continue;
     }
@@ -250,9 +280,18 @@ function checkChanges(r: Reporter, scope: MethodScope, map: YMap, key: string, k
     const match = text === undefined ? null : /^(state|environment)\.([^.]+)$/.exec(text);
     if (text === undefined || !match || !targets.includes(text)) {
       const guess = text === undefined ? undefined : closest(text, targets);
-      r.report('BP6120', item, `Unexpected ${text === undefined ? describeNode(item) : `\`${text}\``} in \`changes\` of step \`${key}\`, expected a declared \`state.NAME\` or \`environment.NAME\`${targets.length > 0 ? ` (${quoteList(targets)})` : ''}`, {
-        hint: guess ? `did you mean \`${guess}\`?` : text !== undefined && !match ? 'a step changes a whole state or a connection; outputs are returned, not changed' : undefined,
-      });
+      r.report(
+        'BP6120',
+        item,
+        `Unexpected ${text === undefined ? describeNode(item) : `\`${text}\``} in \`changes\` of step \`${key}\`, expected a declared \`state.NAME\` or \`environment.NAME\`${targets.length > 0 ? ` (${quoteList(targets)})` : ''}`,
+        {
+          hint: guess
+            ? `did you mean \`${guess}\`?`
+            : text !== undefined && !match
+              ? 'a step changes a whole state or a connection; outputs are returned, not changed'
+              : undefined,
+        },
+      );
       continue;
     }
     if (changes.some((c) => c.ref.text === text)) {

@@ -19,10 +19,18 @@ export interface CollectedStep {
  * step and output in the scope, so pass two can resolve references in any direction.
  */
 export function collectSteps(r: Reporter, node: YNode, scope: MethodScope): CollectedStep[] {
-  const map = expectMap(r, node, 'BP6050', '`steps`', node.kind === 'scalar' && node.value === null ? 'write at least one step: `steps:` then `  step_key:` with `do:` or `ask:`' : undefined);
+  const map = expectMap(
+    r,
+    node,
+    'BP6050',
+    '`steps`',
+    node.kind === 'scalar' && node.value === null ? 'write at least one step: `steps:` then `  step_key:` with `do:` or `ask:`' : undefined,
+  );
   if (!map) return [];
   if (map.entries.length === 0) {
-    r.report('BP6050', map, 'Unexpected empty `steps`, expected at least one step', { hint: 'a step has a key and `do:` (agent instructions) or `ask:` (a human request)' });
+    r.report('BP6050', map, 'Unexpected empty `steps`, expected at least one step', {
+      hint: 'a step has a key and `do:` (agent instructions) or `ask:` (a human request)',
+    });
     return [];
   }
   const collected: CollectedStep[] = [];
@@ -40,7 +48,15 @@ export function collectSteps(r: Reporter, node: YNode, scope: MethodScope): Coll
   return collected;
 }
 
-function collectOutputs(r: Reporter, scope: MethodScope, stepKey: string, isEach: boolean, node: YNode, out: Record<string, DataType>, names: string[]): boolean {
+function collectOutputs(
+  r: Reporter,
+  scope: MethodScope,
+  stepKey: string,
+  isEach: boolean,
+  node: YNode,
+  out: Record<string, DataType>,
+  names: string[],
+): boolean {
   const map = expectMap(r, node, 'BP6020', `\`out\` of step \`${stepKey}\``, 'write `out:` then one `name: {type, description}` per output, or `{}`');
   if (!map) return false;
   let ok = true;
@@ -60,10 +76,17 @@ function collectOutputs(r: Reporter, scope: MethodScope, stepKey: string, isEach
       continue;
     }
     if (input || state) {
-      r.report('BP6030', e.keySpan, `Unexpected output \`${e.key}\` in step \`${stepKey}\` named like ${input ? 'an input' : 'a state'}, expected a name of its own`, {
-        hint: input ? 'data is declared once, where it enters; read the input as `inputs.' + e.key + '` or rename the output' : 'to update the state, list `state.' + e.key + '` under `changes`; otherwise rename the output',
-        related: [r.locate((input ?? state)!.span, `${input ? 'input' : 'state'} \`${e.key}\` is declared here`)],
-      });
+      r.report(
+        'BP6030',
+        e.keySpan,
+        `Unexpected output \`${e.key}\` in step \`${stepKey}\` named like ${input ? 'an input' : 'a state'}, expected a name of its own`,
+        {
+          hint: input
+            ? 'data is declared once, where it enters; read the input as `inputs.' + e.key + '` or rename the output'
+            : 'to update the state, list `state.' + e.key + '` under `changes`; otherwise rename the output',
+          related: [r.locate((input ?? state)!.span, `${input ? 'input' : 'state'} \`${e.key}\` is declared here`)],
+        },
+      );
       ok = false;
       continue;
     }

@@ -17,8 +17,17 @@ export const MAX_TYPE_DEPTH = 32;
 const BASE_KEYS = ['type', 'description', 'fields', 'items', 'format'] as const;
 const EXTRA_KEYS: Record<DeclarationPlace, readonly string[]> = { inputs: ['default'], state: ['file', 'default'], out: [] };
 const TYPE_GUESSES: Readonly<Record<string, TypeName>> = {
-  string: 'text', str: 'text', integer: 'number', int: 'number', float: 'number', bool: 'boolean',
-  object: 'record', map: 'record', array: 'list', sequence: 'list', path: 'file',
+  string: 'text',
+  str: 'text',
+  integer: 'number',
+  int: 'number',
+  float: 'number',
+  bool: 'boolean',
+  object: 'record',
+  map: 'record',
+  array: 'list',
+  sequence: 'list',
+  path: 'file',
 };
 
 /** The type of one list item: `items`, or a record of the list's `fields`. */
@@ -74,7 +83,11 @@ export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPla
   const fields = entry(map, 'fields');
   const items = entry(map, 'items');
   const format = entry(map, 'format');
-  for (const [e, allowedFor] of [[fields, ['record', 'list']], [items, ['list']], [format, ['file']]] as const) {
+  for (const [e, allowedFor] of [
+    [fields, ['record', 'list']],
+    [items, ['list']],
+    [format, ['file']],
+  ] as const) {
     if (e && !(allowedFor as readonly string[]).includes(type)) {
       r.report('BP6023', e.keySpan, `Unexpected \`${e.key}\` on a ${type} declaration (${what}), expected it only on ${quoteList(allowedFor)}`, {
         hint: e.key === 'format' ? 'only a file declares a format (markdown, csv, …); describe the expected form of other data in its description' : undefined,
@@ -103,9 +116,14 @@ export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPla
     }
     case 'list': {
       if ((fields === undefined) === (items === undefined)) {
-        r.report('BP6022', fields && items ? items.keySpan : typeEntry.value, `Unexpected list ${what} with ${fields ? 'both `fields` and `items`' : 'neither `fields` nor `items`'}, expected exactly one`, {
-          hint: '`fields` makes a list of records; `items` gives the one type of every item',
-        });
+        r.report(
+          'BP6022',
+          fields && items ? items.keySpan : typeEntry.value,
+          `Unexpected list ${what} with ${fields ? 'both `fields` and `items`' : 'neither `fields` nor `items`'}, expected exactly one`,
+          {
+            hint: '`fields` makes a list of records; `items` gives the one type of every item',
+          },
+        );
         return undefined;
       }
       if (fields) {
@@ -138,7 +156,10 @@ function checkDeclarationKeys(r: Reporter, map: YMap, place: DeclarationPlace, w
 }
 
 function keyHint(key: string, allowed: readonly string[], depth: number): string | undefined {
-  if (key === 'default') return depth > 0 ? 'give the default on the whole input or state, not on a nested type' : 'defaults belong to inputs and state; an output is returned by its step';
+  if (key === 'default')
+    return depth > 0
+      ? 'give the default on the whole input or state, not on a nested type'
+      : 'defaults belong to inputs and state; an output is returned by its step';
   if (key === 'file') return '`file` belongs to state declarations: the path of its JSON file in the data folder';
   if (key === 'properties') return 'write `fields`';
   if (key === 'required') return 'every declared field is required; remove it';
@@ -150,7 +171,8 @@ function keyHint(key: string, allowed: readonly string[], depth: number): string
 function typeName(r: Reporter, node: YNode, what: string): TypeName | undefined {
   if (node.kind === 'scalar' && typeof node.value === 'string' && (DATA_TYPES as readonly string[]).includes(node.value)) return node.value as TypeName;
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? `type \`${node.value}\`` : describeNode(node);
-  const guess = node.kind === 'scalar' && typeof node.value === 'string' ? (lookup(TYPE_GUESSES, node.value.toLowerCase()) ?? closest(node.value, DATA_TYPES)) : undefined;
+  const guess =
+    node.kind === 'scalar' && typeof node.value === 'string' ? (lookup(TYPE_GUESSES, node.value.toLowerCase()) ?? closest(node.value, DATA_TYPES)) : undefined;
   r.report('BP6021', node, `Unexpected ${written} for ${what}, expected one of ${quoteList(DATA_TYPES)}`, {
     hint: guess ? `did you mean \`${guess}\`?` : undefined,
   });
@@ -165,14 +187,17 @@ function typeName(r: Reporter, node: YNode, what: string): TypeName | undefined 
 function checkNestedType(r: Reporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth: number): DataType | undefined {
   if (node.kind === 'map') return checkDeclaration(r, node, place, what, at, depth);
   if (node.kind !== 'scalar') {
-    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, { hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`' });
+    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, {
+      hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`',
+    });
     return undefined;
   }
   const type = typeName(r, node, what);
   if (type === undefined) return undefined;
   if (type === 'record' || type === 'list') {
     r.report('BP6022', node, `Unexpected bare \`${type}\` for ${what}, expected a declaration with ${type === 'record' ? '`fields`' : '`fields` or `items`'}`, {
-      hint: type === 'record' ? 'write `{type: record, fields: {name: text, …}}`' : 'write `{type: list, items: text}` or `{type: list, fields: {name: text, …}}`',
+      hint:
+        type === 'record' ? 'write `{type: record, fields: {name: text, …}}`' : 'write `{type: list, items: text}` or `{type: list, fields: {name: text, …}}`',
     });
     return undefined;
   }
@@ -245,7 +270,9 @@ export function checkValue(r: Reporter, node: YNode, type: DataType, what: strin
       for (const [name, fieldType] of Object.entries(type.fields)) {
         const e = entry(node, name);
         if (!e) {
-          r.report('BP6040', node, `Unexpected record without field \`${name}\` in ${what}, expected every declared field`, { hint: 'all declared fields are required' });
+          r.report('BP6040', node, `Unexpected record without field \`${name}\` in ${what}, expected every declared field`, {
+            hint: 'all declared fields are required',
+          });
           return false;
         }
         if (!checkValue(r, e.value, fieldType, `${what}, field \`${name}\``)) return false;

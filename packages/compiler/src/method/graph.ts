@@ -10,7 +10,7 @@ export function orderSteps(r: Reporter, steps: readonly StepAnalysis[]): string[
   const deps = steps.map((s) => [...new Set(s.edges.map((e) => index.get(e.from)).filter((i): i is number => i !== undefined))]);
   const placed = new Array<boolean>(steps.length).fill(false);
   const order: string[] = [];
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     for (let i = 0; i < steps.length; i++) {
       if (placed[i] || !deps[i]!.every((d) => placed[d])) continue;
@@ -51,10 +51,15 @@ function reportCycles(r: Reporter, steps: readonly StepAnalysis[], deps: readonl
       return r.locate(edge.span, describeEdge(steps[consumer]!.key, steps[producer]!.key, edge));
     });
     const head = steps[cycle[0]!]!;
-    r.report('BP6091', head.keySpan, `Unexpected dependency cycle ${names.map((n) => `\`${n}\``).join(' → ')}, expected steps that do not wait for themselves`, {
-      hint: 'data references and `after` both order steps; remove one of the links listed',
-      related: [...related.slice(1), related[0]!],
-    });
+    r.report(
+      'BP6091',
+      head.keySpan,
+      `Unexpected dependency cycle ${names.map((n) => `\`${n}\``).join(' → ')}, expected steps that do not wait for themselves`,
+      {
+        hint: 'data references and `after` both order steps; remove one of the links listed',
+        related: [...related.slice(1), related[0]!],
+      },
+    );
   }
 }
 
@@ -124,10 +129,15 @@ export function checkConditionalConsumers(r: Reporter, steps: readonly StepAnaly
       const producer = byKey.get(edge.from);
       if (!producer?.when || producer.key === consumer.key) continue;
       if (consumer.when && consumer.when.ref.text === producer.when.ref.text) continue;
-      r.report('BP6111', edge.span, `Unexpected read of \`${edge.text}\` from the conditional step \`${producer.key}\` in step \`${consumer.key}\` without \`when: ${producer.when.ref.text}\`, expected the same condition`, {
-        hint: `when \`${producer.when.ref.text}\` is false, \`${producer.key}\` is skipped and \`${consumer.key}\` stops; add \`when: ${producer.when.ref.text}\` to \`${consumer.key}\``,
-        related: [r.locate(producer.when.span, `\`${producer.key}\` runs only when \`${producer.when.ref.text}\``)],
-      });
+      r.report(
+        'BP6111',
+        edge.span,
+        `Unexpected read of \`${edge.text}\` from the conditional step \`${producer.key}\` in step \`${consumer.key}\` without \`when: ${producer.when.ref.text}\`, expected the same condition`,
+        {
+          hint: `when \`${producer.when.ref.text}\` is false, \`${producer.key}\` is skipped and \`${consumer.key}\` stops; add \`when: ${producer.when.ref.text}\` to \`${consumer.key}\``,
+          related: [r.locate(producer.when.span, `\`${producer.key}\` runs only when \`${producer.when.ref.text}\``)],
+        },
+      );
     }
   }
 }

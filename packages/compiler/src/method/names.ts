@@ -20,9 +20,14 @@ export function isMethodName(name: string): boolean {
 export function checkName(r: Reporter, name: string, span: Span, what: string, reserved = true): boolean {
   if (!isMethodName(name)) {
     const suggestion = suggestName(name);
-    r.report('BP6010', span, `Unexpected ${what} \`${name}\`, expected lowercase letters, digits and underscores, starting with a letter, at most ${MAX_NAME_LENGTH} characters`, {
-      hint: suggestion !== undefined && suggestion !== name ? `write \`${suggestion}\`` : undefined,
-    });
+    r.report(
+      'BP6010',
+      span,
+      `Unexpected ${what} \`${name}\`, expected lowercase letters, digits and underscores, starting with a letter, at most ${MAX_NAME_LENGTH} characters`,
+      {
+        hint: suggestion !== undefined && suggestion !== name ? `write \`${suggestion}\`` : undefined,
+      },
+    );
     return false;
   }
   if (reserved && RESERVED_NAMES.includes(name)) {

@@ -28,7 +28,10 @@ export interface ParsedDocument {
 export function parseMethodDocument(file: string, input: Uint8Array | string): ParsedDocument {
   const decoded = decodeSourceText(input);
   if (!decoded.ok) {
-    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', { tooLarge: 'a method document is a small text file', invalid: 'save the file as UTF-8' });
+    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', {
+      tooLarge: 'a method document is a small text file',
+      invalid: 'save the file as UTF-8',
+    });
     return { reporter, tree: undefined };
   }
   const reporter = new Reporter(file, new LineIndex(decoded.text));

@@ -6,9 +6,7 @@ import { downstreamType, type MethodScope } from './scope.js';
 import type { DataType, Reference } from './types.js';
 
 /** What a resolved reference stands for; `type` is undefined when its declaration was refused. */
-export type Resolved =
-  | { kind: 'data'; ref: Reference; type: DataType | undefined; producer: string | undefined }
-  | { kind: 'connection'; ref: Reference };
+export type Resolved = { kind: 'data'; ref: Reference; type: DataType | undefined; producer: string | undefined } | { kind: 'connection'; ref: Reference };
 
 const SEGMENT = /^[A-Za-z0-9_]+$/;
 const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
@@ -26,7 +24,8 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
     const segment = path[i]!;
     const shown = `\`.${segment}\` in \`${written}\``;
     if (typeof segment === 'number') {
-      if (current.type !== 'list') return { ok: false, index: i, message: `Unexpected index ${shown} into ${describeType(current)}, expected an index only on a list` };
+      if (current.type !== 'list')
+        return { ok: false, index: i, message: `Unexpected index ${shown} into ${describeType(current)}, expected an index only on a list` };
       current = elementType(current);
       continue;
     }
@@ -37,10 +36,20 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
         continue;
       }
       const guess = closest(segment, Object.keys(current.fields));
-      return { ok: false, index: i, message: `Unexpected field ${shown}, expected ${quoteList(Object.keys(current.fields))}`, ...(guess ? { hint: `did you mean \`${guess}\`?` } : {}) };
+      return {
+        ok: false,
+        index: i,
+        message: `Unexpected field ${shown}, expected ${quoteList(Object.keys(current.fields))}`,
+        ...(guess ? { hint: `did you mean \`${guess}\`?` } : {}),
+      };
     }
     if (current.type === 'list') {
-      return { ok: false, index: i, message: `Unexpected field ${shown} of a list, expected an item index first`, hint: `select an item (\`.0\`), or use \`each\` to handle every item` };
+      return {
+        ok: false,
+        index: i,
+        message: `Unexpected field ${shown} of a list, expected an item index first`,
+        hint: `select an item (\`.0\`), or use \`each\` to handle every item`,
+      };
     }
     return { ok: false, index: i, message: `Unexpected field ${shown} of ${describeType(current)}, expected no suffix` };
   }
@@ -81,14 +90,22 @@ export function resolveReference(r: Reporter, scope: MethodScope, node: YNode, w
     const name = segments[1];
     const declared = name === undefined ? undefined : (head === 'inputs' ? scope.inputs : scope.state).get(name);
     if (name === undefined || typeof path[1] === 'number' || !declared) {
-      const hint = name !== undefined && scope.outputs.has(name) ? `\`${name}\` is an output of step \`${scope.outputs.get(name)!.step}\`; write \`${name}\`` : undefined;
-      return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared ${head === 'inputs' ? 'input' : 'state'}${name === undefined ? ' name after the dot' : ''}`, hint);
+      const hint =
+        name !== undefined && scope.outputs.has(name) ? `\`${name}\` is an output of step \`${scope.outputs.get(name)!.step}\`; write \`${name}\`` : undefined;
+      return unknown(
+        `Unexpected reference \`${text}\` for ${what}, expected a declared ${head === 'inputs' ? 'input' : 'state'}${name === undefined ? ' name after the dot' : ''}`,
+        hint,
+      );
     }
     return suffix(declared.type, 2, { root: head, name, path: path.slice(2), text }, undefined);
   }
   if (head === 'run') {
     const field = segments[1];
-    if (field === undefined || !Object.hasOwn(RUN_FIELDS, field)) return unknown(`Unexpected reference \`${text}\` for ${what}, expected \`run.started_at\``, '`run` offers only `run.started_at`, the saved start time of the run');
+    if (field === undefined || !Object.hasOwn(RUN_FIELDS, field))
+      return unknown(
+        `Unexpected reference \`${text}\` for ${what}, expected \`run.started_at\``,
+        '`run` offers only `run.started_at`, the saved start time of the run',
+      );
     if (segments.length > 2) {
       r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on \`run.${field}\`, expected none`);
       return undefined;
@@ -97,9 +114,12 @@ export function resolveReference(r: Reporter, scope: MethodScope, node: YNode, w
   }
   if (head === 'environment') {
     const name = segments[1];
-    if (name === undefined || !scope.environment.has(name)) return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared environment connection`);
+    if (name === undefined || !scope.environment.has(name))
+      return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared environment connection`);
     if (segments.length > 2) {
-      r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on the connection \`environment.${name}\`, expected none`, { hint: 'a connection has no fields; describe what to use in the instructions' });
+      r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on the connection \`environment.${name}\`, expected none`, {
+        hint: 'a connection has no fields; describe what to use in the instructions',
+      });
       return undefined;
     }
     return { kind: 'connection', ref: { root: 'environment', name, path: [], text } };

@@ -12,9 +12,14 @@ export function checkResult(r: Reporter, node: YNode, scope: MethodScope): Compi
     return ref ? { single: ref } : undefined;
   }
   if (node.kind !== 'map' || node.entries.length === 0) {
-    r.report('BP6140', node, `Unexpected ${node.kind === 'map' ? 'empty mapping' : describeNode(node)} for \`result\`, expected a data reference or a map of display names to references`, {
-      hint: 'name the data the run delivers: `result: report_file`, or `result:` then `  Report: report_file` per line',
-    });
+    r.report(
+      'BP6140',
+      node,
+      `Unexpected ${node.kind === 'map' ? 'empty mapping' : describeNode(node)} for \`result\`, expected a data reference or a map of display names to references`,
+      {
+        hint: 'name the data the run delivers: `result: report_file`, or `result:` then `  Report: report_file` per line',
+      },
+    );
     return undefined;
   }
   const map: Record<string, Reference> = {};

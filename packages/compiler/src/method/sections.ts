@@ -70,10 +70,12 @@ function stateFile(r: Reporter, node: YNode, name: string): string | undefined {
   };
   if (value.includes('\0')) return refuse('a NUL character');
   if (value.includes('\\')) return refuse(`\`\\\` in \`${value}\``, `write \`${value.replace(/\\/g, '/')}\`: paths use \`/\` on every system`);
-  if (value.startsWith('/') || /^[A-Za-z]:/.test(value)) return refuse(`absolute path \`${value}\``, 'local paths belong to the run configuration; name the file inside the data folder');
+  if (value.startsWith('/') || /^[A-Za-z]:/.test(value))
+    return refuse(`absolute path \`${value}\``, 'local paths belong to the run configuration; name the file inside the data folder');
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return refuse(`URL \`${value}\``);
   const normalized = path.posix.normalize(value);
-  if (normalized === '..' || normalized.startsWith('../')) return refuse(`path \`${value}\` leaving the data folder`, 'state stays inside the method\'s data folder');
+  if (normalized === '..' || normalized.startsWith('../'))
+    return refuse(`path \`${value}\` leaving the data folder`, "state stays inside the method's data folder");
   if (normalized === '.' || normalized === './' || normalized.endsWith('/')) return refuse(`folder \`${value}\``, `name a file, such as \`${name}.json\``);
   return normalized;
 }
@@ -93,14 +95,18 @@ export function checkEnvironment(r: Reporter, node: YNode, scope: MethodScope): 
         if (k.key === 'type' || k.key === 'description') continue;
         const guess = closest(k.key, ['type', 'description']);
         r.report('BP6130', k.keySpan, `Unexpected \`${k.key}\` in ${what}, expected \`type\` and \`description\``, {
-          hint: guess ? `did you mean \`${guess}\`?` : 'paths, accounts and credentials belong to the run configuration; describe the required access in `description`',
+          hint: guess
+            ? `did you mean \`${guess}\`?`
+            : 'paths, accounts and credentials belong to the run configuration; describe the required access in `description`',
         });
       }
       const typeEntry = entry(connection, 'type');
       const descriptionEntry = entry(connection, 'description');
       if (!typeEntry || !descriptionEntry) {
         r.report('BP6130', e.keySpan, `Unexpected ${what} without \`${typeEntry ? 'description' : 'type'}\`, expected \`type\` and \`description\``, {
-          hint: typeEntry ? 'describe the required access in plain English, including the service and account when relevant' : `\`type\` is one of ${quoteList(CONNECTION_TYPES)}`,
+          hint: typeEntry
+            ? 'describe the required access in plain English, including the service and account when relevant'
+            : `\`type\` is one of ${quoteList(CONNECTION_TYPES)}`,
         });
       }
       if (typeEntry) type = connectionType(r, typeEntry.value, what);
@@ -113,11 +119,14 @@ export function checkEnvironment(r: Reporter, node: YNode, scope: MethodScope): 
 }
 
 function connectionType(r: Reporter, node: YNode, what: string): ConnectionType | undefined {
-  if (node.kind === 'scalar' && typeof node.value === 'string' && (CONNECTION_TYPES as readonly string[]).includes(node.value)) return node.value as ConnectionType;
+  if (node.kind === 'scalar' && typeof node.value === 'string' && (CONNECTION_TYPES as readonly string[]).includes(node.value))
+    return node.value as ConnectionType;
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? `type \`${node.value}\`` : describeNode(node);
   const guess = node.kind === 'scalar' && typeof node.value === 'string' ? closest(node.value, CONNECTION_TYPES) : undefined;
   r.report('BP6131', node, `Unexpected ${written} for ${what}, expected one of ${quoteList(CONNECTION_TYPES)}`, {
-    hint: guess ? `did you mean \`${guess}\`?` : '`service` for an API or account, `browser` for web pages, `desktop` for applications, `files` for a folder, `tool` for a command',
+    hint: guess
+      ? `did you mean \`${guess}\`?`
+      : '`service` for an API or account, `browser` for web pages, `desktop` for applications, `files` for a folder, `tool` for a command',
   });
   return undefined;
 }

@@ -41,9 +41,14 @@ export function checkPlaceholders(r: Reporter, node: YNode, text: string, locals
     const local = locals.get(p.alias);
     if (!local) {
       const guess = closest(p.alias, locals.keys());
-      r.report('BP6070', span, `Unexpected placeholder \`${written}\` in ${where}, expected one of the step's aliases${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`, {
-        hint: guess ? `did you mean \`${guess}\`?` : `add \`${p.alias}\` to the step's \`in\` (\`${p.alias}: inputs.${p.alias}\`, an output name, …)`,
-      });
+      r.report(
+        'BP6070',
+        span,
+        `Unexpected placeholder \`${written}\` in ${where}, expected one of the step's aliases${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`,
+        {
+          hint: guess ? `did you mean \`${guess}\`?` : `add \`${p.alias}\` to the step's \`in\` (\`${p.alias}: inputs.${p.alias}\`, an output name, …)`,
+        },
+      );
       continue;
     }
     if (p.path.length === 0) continue;

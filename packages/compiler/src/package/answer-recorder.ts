@@ -41,7 +41,9 @@ export class AnswerRecorder implements CompilerHost {
   }
 
   readFile(path: string): Uint8Array {
-    return this.readStamped ? this.readStamped(path).bytes : this.#read(path, () => ({ bytes: this.inner.readFile(path), stamp: '', changedAt: Infinity })).bytes;
+    return this.readStamped
+      ? this.readStamped(path).bytes
+      : this.#read(path, () => ({ bytes: this.inner.readFile(path), stamp: '', changedAt: Infinity })).bytes;
   }
 
   #read(path: string, read: () => StampedRead): StampedRead {

@@ -39,7 +39,13 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const discoveries = new DiscoveryCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
-  function buildPackage(manifestFile: string, host: TrackingHost, stack: readonly string[], buildOptions: BuildOptions, session: Map<string, PackageBuild>): PackageBuild {
+  function buildPackage(
+    manifestFile: string,
+    host: TrackingHost,
+    stack: readonly string[],
+    buildOptions: BuildOptions,
+    session: Map<string, PackageBuild>,
+  ): PackageBuild {
     const diagnostics: Diagnostic[] = [];
     const refused = refuseManifestFile(host, manifestFile);
     if (refused) return { diagnostics: refused, manifest: undefined, result: undefined };
@@ -115,14 +121,17 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
       unparsed,
     };
-    const resolution = resolvePackage({
-      routines: unique,
-      table,
-      agents: manifest.agents.map((a) => ({ id: a.id, entry: a.entry, entrySpan: a.entrySpan })),
-      exports: manifest.exports,
-      manifest: { file: manifest.file, lines: manifest.lines },
-      catalogGiven: options.catalog !== undefined,
-    }, resolutions);
+    const resolution = resolvePackage(
+      {
+        routines: unique,
+        table,
+        agents: manifest.agents.map((a) => ({ id: a.id, entry: a.entry, entrySpan: a.entrySpan })),
+        exports: manifest.exports,
+        manifest: { file: manifest.file, lines: manifest.lines },
+        catalogGiven: options.catalog !== undefined,
+      },
+      resolutions,
+    );
     diagnostics.push(...resolution.diagnostics);
 
     const analysis = analyzeCode(unique, manifest, { host, packageRoot: realDir(host, manifest.dir), cache: code }, codeRoutines);
@@ -132,11 +141,18 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     diagnostics.push(...captured.diagnostics);
 
     if (hasErrors(diagnostics) || buildOptions.bundle === false) return { diagnostics, manifest, result: undefined };
-    const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports }, fragments);
+    const assembled = assembleContent(
+      { manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports },
+      fragments,
+    );
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
     const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs);
-    return { diagnostics, manifest, result: { bundle, summary: { ...assembled.summary, id: bundle.id, fileName: bundle.fileName }, content: assembled.content, plain: assembled.plain } };
+    return {
+      diagnostics,
+      manifest,
+      result: { bundle, summary: { ...assembled.summary, id: bundle.id, fileName: bundle.fileName }, content: assembled.content, plain: assembled.plain },
+    };
   }
 
   const preparing = new Map<string, Promise<void>>();

@@ -38,7 +38,10 @@ export function renderRoutineModule(summary: PackageSummary, routineName: string
     ['visibility', JSON.stringify(routine.visibility)],
     ['input', JSON.stringify(routine.input ?? null)],
     ['output', JSON.stringify(routine.output ?? null)],
-    ['bundle', `{ id: ${JSON.stringify(summary.id)}, name: ${JSON.stringify(summary.name)}, fileName: ${JSON.stringify(summary.fileName)}, file: ${options.fileExpression} }`],
+    [
+      'bundle',
+      `{ id: ${JSON.stringify(summary.id)}, name: ${JSON.stringify(summary.name)}, fileName: ${JSON.stringify(summary.fileName)}, file: ${options.fileExpression} }`,
+    ],
   ];
   return render(fields, options);
 }

@@ -34,7 +34,8 @@ export function findReferences(root: YNode): JsonReference[] {
         }
         if (DATA_KEYWORDS.has(e.key)) continue;
         const value = e.value;
-        if (REF_KEYWORDS.has(e.key) && value.kind === 'scalar' && typeof value.value === 'string') refs.push({ keyword: e.key, value: value.value, offset: value.span.start });
+        if (REF_KEYWORDS.has(e.key) && value.kind === 'scalar' && typeof value.value === 'string')
+          refs.push({ keyword: e.key, value: value.value, offset: value.span.start });
         children.push({ node: value, names: NAME_MAPS.has(e.key) });
       }
     }

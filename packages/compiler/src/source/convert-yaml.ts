@@ -36,9 +36,14 @@ export class Converter {
   convert(node: YamlNode, parentIndent: number | undefined, depth: number): YNode {
     const nodeSpan = this.span(node, { start: this.offset, end: this.offset });
     if (depth > MAX_YAML_DEPTH) {
-      this.reporter.report('BP1010', nodeSpan.end > nodeSpan.start ? nodeSpan : { start: nodeSpan.start, end: nodeSpan.start + 1 }, `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`, {
-        hint: 'flatten the structure',
-      });
+      this.reporter.report(
+        'BP1010',
+        nodeSpan.end > nodeSpan.start ? nodeSpan : { start: nodeSpan.start, end: nodeSpan.start + 1 },
+        `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`,
+        {
+          hint: 'flatten the structure',
+        },
+      );
       throw new TooDeep();
     }
     if (isAlias(node)) {
@@ -139,18 +144,28 @@ export class Converter {
     if (!this.refuseLoneSurrogates) return value;
     if (value.isWellFormed()) return value;
     const unit = value.charCodeAt(firstLoneSurrogate(value));
-    this.reporter.report('BP1016', span, `Unexpected lone surrogate U+${unit.toString(16).toUpperCase()} in a string, expected well-formed Unicode that JSON can hold`, {
-      hint: 'write the whole character (a high surrogate escape followed by a low one), or the character itself',
-    });
+    this.reporter.report(
+      'BP1016',
+      span,
+      `Unexpected lone surrogate U+${unit.toString(16).toUpperCase()} in a string, expected well-formed Unicode that JSON can hold`,
+      {
+        hint: 'write the whole character (a high surrogate escape followed by a low one), or the character itself',
+      },
+    );
     return value.toWellFormed();
   }
 
   private key(keyNode: YamlNode | null, keySpan: Span): string {
     if (keyNode !== null && isScalar(keyNode) && typeof keyNode.value === 'string') return this.wellFormed(keyNode.value, keySpan);
     const text = keyNode !== null && isScalar(keyNode) ? String(keyNode.source ?? keyNode.value) : keyNode === null ? '' : String(keyNode);
-    this.reporter.report('BP1015', keySpan, `Unexpected ${keyNode !== null && isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`, {
-      hint: `quote the key: \`'${text}':\``,
-    });
+    this.reporter.report(
+      'BP1015',
+      keySpan,
+      `Unexpected ${keyNode !== null && isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`,
+      {
+        hint: `quote the key: \`'${text}':\``,
+      },
+    );
     return text;
   }
 
@@ -165,9 +180,14 @@ export class Converter {
     const column = this.reporter.lines.position(anchor).column - 1 - (isSeqNode && anchor === itemOffset ? 2 : 0);
     if (parentIndent !== undefined && column !== parentIndent + 2) {
       const lineStart = itemOffset - (this.reporter.lines.position(itemOffset).column - 1);
-      this.reporter.report('BP1040', { start: lineStart, end: lineStart + column + 1 }, `Unexpected indentation of ${column - parentIndent} spaces, expected 2`, {
-        hint: 'indent nested mappings and lists by two spaces',
-      });
+      this.reporter.report(
+        'BP1040',
+        { start: lineStart, end: lineStart + column + 1 },
+        `Unexpected indentation of ${column - parentIndent} spaces, expected 2`,
+        {
+          hint: 'indent nested mappings and lists by two spaces',
+        },
+      );
     }
     return column;
   }

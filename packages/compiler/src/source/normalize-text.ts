@@ -60,10 +60,19 @@ export function tooLargeMessage(bytes: number): string {
  * large to decode (at 1:1), or invalid UTF-8 (at the first offending byte). `hints` name the
  * likely fix for each case.
  */
-export function reportUndecodable(file: string, bytes: Uint8Array, failure: { offset: number; tooLarge?: true }, code: Code, hints: { tooLarge: string; invalid: string }): Reporter {
+export function reportUndecodable(
+  file: string,
+  bytes: Uint8Array,
+  failure: { offset: number; tooLarge?: true },
+  code: Code,
+  hints: { tooLarge: string; invalid: string },
+): Reporter {
   const { text, offset } = charOffsetOfByte(bytes, failure.offset);
   const reporter = new Reporter(file, new LineIndex(text));
   if (failure.tooLarge) reporter.report(code, { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: hints.tooLarge });
-  else reporter.report(code, { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${failure.offset}, expected UTF-8 text`, { hint: hints.invalid });
+  else
+    reporter.report(code, { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${failure.offset}, expected UTF-8 text`, {
+      hint: hints.invalid,
+    });
   return reporter;
 }

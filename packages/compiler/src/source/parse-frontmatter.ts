@@ -14,9 +14,14 @@ import type { YNode } from './yaml-tree.js';
 export function parseFrontmatter(yaml: string, offset: number, reporter: Reporter, options: { refuseLoneSurrogates?: boolean } = {}): YNode | undefined {
   const deepest = deepestNesting(yaml);
   if (deepest.depth > MAX_YAML_DEPTH) {
-    reporter.report('BP1010', { start: offset + deepest.at, end: offset + deepest.at + 1 }, `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`, {
-      hint: 'flatten the structure',
-    });
+    reporter.report(
+      'BP1010',
+      { start: offset + deepest.at, end: offset + deepest.at + 1 },
+      `Unexpected nesting deeper than ${MAX_YAML_DEPTH} levels, expected a shallower frontmatter`,
+      {
+        hint: 'flatten the structure',
+      },
+    );
     return undefined;
   }
   let doc;
@@ -49,7 +54,9 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
     if (error instanceof TooDeep) return undefined;
     // A safety net behind MAX_YAML_DEPTH: a caller deep in its own stack can still run out.
     if (!(error instanceof RangeError)) throw error;
-    reporter.report('BP1010', { start: offset, end: offset + 1 }, `YAML syntax error: ${error.message}`, { hint: 'the frontmatter nests too deeply to be read; flatten it' });
+    reporter.report('BP1010', { start: offset, end: offset + 1 }, `YAML syntax error: ${error.message}`, {
+      hint: 'the frontmatter nests too deeply to be read; flatten it',
+    });
     return undefined;
   }
 }

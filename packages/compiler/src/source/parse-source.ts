@@ -33,7 +33,10 @@ export interface ParseSourceOptions {
 export function parseSource(file: string, input: Uint8Array | string, options: ParseSourceOptions = {}): ParseSourceResult {
   const decoded = decodeSourceText(input);
   if (!decoded.ok) {
-    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', { tooLarge: 'a routine source is a small text file', invalid: 'save the file as UTF-8' });
+    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', {
+      tooLarge: 'a routine source is a small text file',
+      invalid: 'save the file as UTF-8',
+    });
     return { status: 'unreadable', diagnostics: reporter.diagnostics };
   }
   const text = decoded.text;
@@ -60,9 +63,14 @@ export function parseSource(file: string, input: Uint8Array | string, options: P
   let frontmatter: YMap | undefined;
   if (tree?.kind === 'map') frontmatter = tree;
   else if (tree) {
-    reporter.report('BP1005', tree.span.end > tree.span.start ? tree.span : split.closeSpan, 'Unexpected frontmatter that is not a mapping, expected `name:`, `description:` and the other fields', {
-      hint: 'every source requires at least `name` and `description`',
-    });
+    reporter.report(
+      'BP1005',
+      tree.span.end > tree.span.start ? tree.span : split.closeSpan,
+      'Unexpected frontmatter that is not a mapping, expected `name:`, `description:` and the other fields',
+      {
+        hint: 'every source requires at least `name` and `description`',
+      },
+    );
   }
   return {
     status: 'source',

@@ -14,7 +14,12 @@ export function reportSyntaxErrors(errors: readonly { code: string; pos: [number
     const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
     const lineText = reporter.lines.lineText(line);
     const previous = reporter.lines.lineText(line - 1);
-    const precise = error.code === 'BAD_INDENT' || COLON_TRAP_ERRORS.has(error.code) ? indentationHint(reporter.lines, line, error.code) : error.code === 'MISSING_CHAR' ? unclosedQuoteHint(reporter.lines, line, message) : undefined;
+    const precise =
+      error.code === 'BAD_INDENT' || COLON_TRAP_ERRORS.has(error.code)
+        ? indentationHint(reporter.lines, line, error.code)
+        : error.code === 'MISSING_CHAR'
+          ? unclosedQuoteHint(reporter.lines, line, message)
+          : undefined;
     if (precise) {
       reporter.report(precise.code, precise.span, precise.message, { hint: precise.hint });
       continue;
@@ -23,9 +28,14 @@ export function reportSyntaxErrors(errors: readonly { code: string; pos: [number
       const lineStart = reporter.lines.starts[line - 1] ?? span.start;
       // Point at the value after the first `key: `, which is what needs quoting.
       const valueAt = /^\s*(?:-\s+)?[^\s:#][^:#]*:\s+(?=\S)/.exec(lineText)?.[0].length ?? lineText.search(/\S/);
-      reporter.report('BP1050', { start: lineStart + Math.max(0, valueAt), end: lineStart + lineText.length }, 'Unexpected `: ` inside an unquoted value: YAML reads it as a nested mapping', {
-        hint: 'quote the whole value (`description: "Note: x"`) or write it as a block scalar after `|` or `>`',
-      });
+      reporter.report(
+        'BP1050',
+        { start: lineStart + Math.max(0, valueAt), end: lineStart + lineText.length },
+        'Unexpected `: ` inside an unquoted value: YAML reads it as a nested mapping',
+        {
+          hint: 'quote the whole value (`description: "Note: x"`) or write it as a block scalar after `|` or `>`',
+        },
+      );
       continue;
     }
     reporter.report('BP1010', span, `YAML syntax error: ${message}`);

@@ -1,6 +1,14 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { Reporter } from '../../diagnostics/reporter.js';
-import { accountCodeSize, analyzeCodeRoutine, sizeExcessMessage, type CapturedModule, type CodeContext, type CodeRoutineResult, type SizeAccount } from '../../code/index.js';
+import {
+  accountCodeSize,
+  analyzeCodeRoutine,
+  sizeExcessMessage,
+  type CapturedModule,
+  type CodeContext,
+  type CodeRoutineResult,
+  type SizeAccount,
+} from '../../code/index.js';
 import type { ManifestInfo } from '../../manifest/index.js';
 import type { RoutineSource } from '../../routine/check-routine.js';
 import { entry } from '../../source/yaml-tree.js';
@@ -87,7 +95,9 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
     const at = entry(manifest.tree, 'extensions')?.keySpan ?? { start: 0, end: 1 };
     r.report('BP3050', at, sizeExcessMessage(account), {
       hint: 'move large data into resources, or split the package',
-      related: account.entries.slice(0, 5).map((e) => ({ file: `${manifest.dir}/${e.path}`, line: 1, column: 1, message: `${e.size.toLocaleString('en-US')} bytes` })),
+      related: account.entries
+        .slice(0, 5)
+        .map((e) => ({ file: `${manifest.dir}/${e.path}`, line: 1, column: 1, message: `${e.size.toLocaleString('en-US')} bytes` })),
     });
     diagnostics.push(...r.diagnostics);
   }

@@ -68,7 +68,11 @@ export abstract class FilterParser extends PathScanner {
       else {
         const operand = this.parseOperand();
         if (operand.kind === 'literal') {
-          this.fail(operand.start, operand.end - operand.start, `Unexpected literal ${this.quote(operand.start, operand.end)} after \`!\`, expected a query, a function call or \`(\``);
+          this.fail(
+            operand.start,
+            operand.end - operand.start,
+            `Unexpected literal ${this.quote(operand.start, operand.end)} after \`!\`, expected a query, a function call or \`(\``,
+          );
         }
         this.requireLogical(operand, 'after `!`');
       }
@@ -141,7 +145,11 @@ export abstract class FilterParser extends PathScanner {
     if (isAlpha(code)) {
       let at = start + 1;
       while (isAlpha(text.charCodeAt(at)) || isDigit(text.charCodeAt(at)) || text.charCodeAt(at) === 0x5f) at++;
-      this.fail(start, at - start, `Unexpected ${this.quote(start, at)}, ${EXPECTED_OPERAND} (literals are \`true\`, \`false\`, \`null\`, numbers and quoted strings)`);
+      this.fail(
+        start,
+        at - start,
+        `Unexpected ${this.quote(start, at)}, ${EXPECTED_OPERAND} (literals are \`true\`, \`false\`, \`null\`, numbers and quoted strings)`,
+      );
     }
     this.fail(start, start < text.length ? 1 : 0, `Unexpected ${this.describe(start)}, ${EXPECTED_OPERAND}`);
   }
@@ -221,9 +229,7 @@ export abstract class FilterParser extends PathScanner {
     if (operand.kind === 'query' && operand.shape === 'singular') return;
     if (operand.kind === 'function' && operand.result === 'value') return;
     const hint =
-      operand.kind === 'query' && operand.shape === 'spaced'
-        ? '; a singular query has no blank space inside its brackets (RFC 9535 `singular-query`)'
-        : '';
+      operand.kind === 'query' && operand.shape === 'spaced' ? '; a singular query has no blank space inside its brackets (RFC 9535 `singular-query`)' : '';
     this.fail(operand.start, operand.end - operand.start, `Unexpected ${this.describeOperand(operand)} ${where}, expected ${COMPARABLE}${hint}`);
   }
 
@@ -231,8 +237,15 @@ export abstract class FilterParser extends PathScanner {
   protected requireLogical(operand: Operand, where: string): void {
     if (operand.kind === 'logical' || operand.kind === 'query') return;
     if (operand.kind === 'function' && operand.result !== 'value') return;
-    const example = operand.kind === 'literal' ? `e.g. \`@.a == ${this.text.slice(operand.start, operand.end)}\`` : `e.g. \`${this.text.slice(operand.start, operand.end)} > 0\``;
-    this.fail(operand.start, operand.end - operand.start, `Unexpected ${this.describeOperand(operand)} ${where}, expected a test or a comparison; compare it, ${operand.end - operand.start > 40 ? 'e.g. with `==`' : example}`);
+    const example =
+      operand.kind === 'literal'
+        ? `e.g. \`@.a == ${this.text.slice(operand.start, operand.end)}\``
+        : `e.g. \`${this.text.slice(operand.start, operand.end)} > 0\``;
+    this.fail(
+      operand.start,
+      operand.end - operand.start,
+      `Unexpected ${this.describeOperand(operand)} ${where}, expected a test or a comparison; compare it, ${operand.end - operand.start > 40 ? 'e.g. with `==`' : example}`,
+    );
   }
 
   protected describeOperand(operand: Operand): string {

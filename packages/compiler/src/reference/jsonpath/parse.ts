@@ -94,9 +94,7 @@ class Parser extends FilterParser {
     }
   }
 
-  protected parseSegment():
-    | { kind: 'singular'; segment: PathSegment; spaced: boolean }
-    | { kind: 'other'; construct: NonSingular } {
+  protected parseSegment(): { kind: 'singular'; segment: PathSegment; spaced: boolean } | { kind: 'other'; construct: NonSingular } {
     const { text } = this;
     const start = this.pos;
     if (text.charCodeAt(start) === 0x5b /* [ */) {
@@ -191,7 +189,11 @@ class Parser extends FilterParser {
       if (first === undefined) this.fail(this.pos, 1, `Unexpected ${this.describe(this.pos)}, ${EXPECTED_SELECTOR}`);
       const next = this.text.charCodeAt(afterFirst);
       if (next === 0x2e /* . */ || next === 0x65 || next === 0x45 /* e E */) {
-        this.fail(afterFirst, 1, `Unexpected ${this.describe(afterFirst)} after index \`${first}\`, expected \`,\` or \`]\`; an index is an integer without fraction or exponent`);
+        this.fail(
+          afterFirst,
+          1,
+          `Unexpected ${this.describe(afterFirst)} after index \`${first}\`, expected \`,\` or \`]\`; an index is an integer without fraction or exponent`,
+        );
       }
       this.pos = afterFirst;
       return { kind: 'index', index: first };

@@ -62,7 +62,11 @@ export abstract class PathScanner {
       const code = text.charCodeAt(at);
       if (code === quote) break;
       if (code < 0x20) {
-        this.fail(at, 1, `Unexpected control character U+${code.toString(16).toUpperCase().padStart(4, '0')} in a string, expected it escaped as \`${SHORT_ESCAPES[text[at]!] ?? hexEscape(code)}\``);
+        this.fail(
+          at,
+          1,
+          `Unexpected control character U+${code.toString(16).toUpperCase().padStart(4, '0')} in a string, expected it escaped as \`${SHORT_ESCAPES[text[at]!] ?? hexEscape(code)}\``,
+        );
       }
       if (isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(at + 1))) {
         at += 2;
@@ -112,7 +116,11 @@ export abstract class PathScanner {
     }
     const other = quote === 0x27 ? '"' : "'";
     const hint = code === other.charCodeAt(0) ? `; ${other} needs no escape here` : '';
-    this.fail(at, this.nameCharEnd(at + 1) - at, `Unexpected escape ${this.quote(at, this.nameCharEnd(at + 1))}, expected one of \`\\b\`, \`\\f\`, \`\\n\`, \`\\r\`, \`\\t\`, \`\\/\`, \`\\\\\`, \`\\${String.fromCharCode(quote)}\` or \`\\uXXXX\`${hint}`);
+    this.fail(
+      at,
+      this.nameCharEnd(at + 1) - at,
+      `Unexpected escape ${this.quote(at, this.nameCharEnd(at + 1))}, expected one of \`\\b\`, \`\\f\`, \`\\n\`, \`\\r\`, \`\\t\`, \`\\/\`, \`\\\\\`, \`\\${String.fromCharCode(quote)}\` or \`\\uXXXX\`${hint}`,
+    );
   }
 
   /** The code unit of `\uXXXX` at `at`. */

@@ -25,10 +25,7 @@ export type EvalResult = { found: true; value: unknown } | { found: false; at: n
 
 export type NonSingular = 'wildcard' | 'filter' | 'slice' | 'union' | 'descendant segment';
 
-export type Selector =
-  | { kind: 'name'; name: string }
-  | { kind: 'index'; index: number }
-  | { kind: 'wildcard' | 'slice' | 'filter' };
+export type Selector = { kind: 'name'; name: string } | { kind: 'index'; index: number } | { kind: 'wildcard' | 'slice' | 'filter' };
 
 export type FunctionType = 'value' | 'logical' | 'nodes';
 
@@ -37,10 +34,7 @@ export type QueryShape = 'singular' | 'spaced' | 'other';
 
 /** What an expression turned out to be, so that its context can apply the RFC 9535 type rules. */
 export type Operand = { start: number; end: number } & (
-  | { kind: 'literal' }
-  | { kind: 'query'; shape: QueryShape }
-  | { kind: 'function'; name: string; result: FunctionType }
-  | { kind: 'logical' }
+  { kind: 'literal' } | { kind: 'query'; shape: QueryShape } | { kind: 'function'; name: string; result: FunctionType } | { kind: 'logical' }
 );
 
 /** Unwinding by exception keeps the recursive descent free of error plumbing; it never escapes parseSingularPath. */
