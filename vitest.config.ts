@@ -18,6 +18,22 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
     testTimeout: 30_000,
+    // Gives the run its own TMPDIR and fails it when a test leaves a folder there.
+    globalSetup: ['test/support/temp-check.ts'],
     pool: 'forks',
+    // `npm test` runs with --coverage: the floor is what the whole suite reached when it was set,
+    // rounded down a little, so it can only go up (raise it when the suite covers more).
+    coverage: {
+      provider: 'v8',
+      include: ['packages/*/src/**/*.ts'],
+      exclude: ['**/*.d.ts'],
+      reporter: ['text-summary'],
+      // The figures are printed even when a test fails, to see what a change did to them.
+      reportOnFailure: true,
+      // Measured on the whole suite after #16 (83.6 % statements, 77.6 % branches, 85.7 %
+      // functions, 86.0 % lines), set a little lower for the branches merged after it.
+      thresholds: { statements: 82, branches: 76, functions: 84, lines: 84 },
+      reportsDirectory: 'node_modules/.cache/coverage',
+    },
   },
 });

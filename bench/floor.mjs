@@ -37,7 +37,16 @@ for (const file of files) {
   }
   result[rel] = entry;
 }
-const sortKeys = (v) => (Array.isArray(v) ? v.map(sortKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])])) : v);
+const sortKeys = (v) =>
+  Array.isArray(v)
+    ? v.map(sortKeys)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sortKeys(v[k])]),
+        )
+      : v;
 const json = JSON.stringify(sortKeys(result));
 writeFileSync(out, json);
 const id = createHash('sha256').update(json).digest('hex');

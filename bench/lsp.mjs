@@ -47,11 +47,12 @@ try {
   const file = findModelRoutine(dir);
   const uri = pathToFileURL(file).href;
   const text = readFileSync(file, 'utf8');
-  const waitFor = (ok) => new Promise((resolve) => {
-    onDiagnostics = (p) => {
-      if (p.uri === uri && ok(p.diagnostics)) resolve(performance.now());
-    };
-  });
+  const waitFor = (ok) =>
+    new Promise((resolve) => {
+      onDiagnostics = (p) => {
+        if (p.uri === uri && ok(p.diagnostics)) resolve(performance.now());
+      };
+    });
 
   const t0 = performance.now();
   const opened = waitFor(() => true);
@@ -69,7 +70,10 @@ try {
     const arrived = waitFor((d) => (broken ? d.some((x) => x.code === 'BP2201') : !d.some((x) => x.code === 'BP2201')));
     const start = performance.now();
     await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: i + 2 }, contentChanges: [{ text: edited }] });
-    const items = await connection.sendRequest('textDocument/completion', { textDocument: { uri }, position: { line: position.line, character: broken ? 2 : 3 } });
+    const items = await connection.sendRequest('textDocument/completion', {
+      textDocument: { uri },
+      position: { line: position.line, character: broken ? 2 : 3 },
+    });
     if (!Array.isArray(items)) throw new Error('completion gave no list');
     completion.push(performance.now() - start);
     diagnostics.push((await arrived) - start - DEBOUNCE_MS);
@@ -77,11 +81,19 @@ try {
   await connection.sendRequest('shutdown');
   await connection.sendNotification('exit');
   connection.dispose();
-  const result = { n: N, edits: EDITS, firstCheckMs: Math.round(firstCheck), completionMs: summarize(completion), diagnosticsAfterDebounceMs: summarize(diagnostics) };
+  const result = {
+    n: N,
+    edits: EDITS,
+    firstCheckMs: Math.round(firstCheck),
+    completionMs: summarize(completion),
+    diagnosticsAfterDebounceMs: summarize(diagnostics),
+  };
   if (args.includes('--json')) process.stdout.write(JSON.stringify(result) + '\n');
   else {
     const f = (s) => `${s.median.toFixed(1)} ms (min ${s.min.toFixed(1)}, max ${s.max.toFixed(1)})`;
-    process.stdout.write(`berrypack lsp, ${N} routines, ${EDITS} keystrokes\n  first package check on open: ${result.firstCheckMs} ms\n  completion after a keystroke: ${f(result.completionMs)}\n  package diagnostics after the ${DEBOUNCE_MS} ms debounce: ${f(result.diagnosticsAfterDebounceMs)}\n`);
+    process.stdout.write(
+      `berrypack lsp, ${N} routines, ${EDITS} keystrokes\n  first package check on open: ${result.firstCheckMs} ms\n  completion after a keystroke: ${f(result.completionMs)}\n  package diagnostics after the ${DEBOUNCE_MS} ms debounce: ${f(result.diagnosticsAfterDebounceMs)}\n`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

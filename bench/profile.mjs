@@ -37,10 +37,17 @@ function profile(label, argv) {
   const dir = path.join(out, label);
   rmSync(dir, { recursive: true, force: true });
   const t = performance.now();
-  const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${interval}`, ...argv], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${interval}`, ...argv], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const wallMs = performance.now() - t;
   if (r.status !== 0) throw new Error(`${label} failed: ${r.stderr}`);
-  const file = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
+  const file = path.join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith('.cpuprofile')),
+  );
   return { label, file, wallMs, ...summarize(JSON.parse(readFileSync(file, 'utf8'))) };
 }
 
@@ -49,10 +56,18 @@ function profileRebuild(iterations) {
   rmSync(copy, { recursive: true, force: true });
   cpSync(pkg, copy, { recursive: true });
   const file = path.join(out, 'rebuild.cpuprofile');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench/workers/profile-rebuild.mjs'), copy, file, String(iterations), String(interval)], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench/workers/profile-rebuild.mjs'), copy, file, String(iterations), String(interval)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`rebuild profile failed: ${r.stderr}`);
   const { msPerRebuild } = JSON.parse(r.stdout);
-  return { label: `compiler.build() after one edit (${iterations} rebuilds, ${fmt(msPerRebuild)} ms each)`, file, wallMs: msPerRebuild * iterations, ...summarize(JSON.parse(readFileSync(file, 'utf8'))) };
+  return {
+    label: `compiler.build() after one edit (${iterations} rebuilds, ${fmt(msPerRebuild)} ms each)`,
+    file,
+    wallMs: msPerRebuild * iterations,
+    ...summarize(JSON.parse(readFileSync(file, 'utf8'))),
+  };
 }
 
 const SPECIAL = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
@@ -124,16 +139,36 @@ const runs = [
 ];
 
 if (json) {
-  process.stdout.write(JSON.stringify({ n, intervalUs: interval, out, runs: runs.map((r) => ({ ...r, byFunction: r.byFunction.slice(0, top * 2), byFile: r.byFile.slice(0, top * 2), byPackage: r.byPackage.slice(0, top), inclusive: r.inclusive.slice(0, top * 2) })) }, null, 2) + '\n');
+  process.stdout.write(
+    JSON.stringify(
+      {
+        n,
+        intervalUs: interval,
+        out,
+        runs: runs.map((r) => ({
+          ...r,
+          byFunction: r.byFunction.slice(0, top * 2),
+          byFile: r.byFile.slice(0, top * 2),
+          byPackage: r.byPackage.slice(0, top),
+          inclusive: r.inclusive.slice(0, top * 2),
+        })),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 } else {
   const lines = [];
   for (const r of runs) {
-    lines.push(`${r.label}: N = ${n.toLocaleString('en-US')}, wall ${fmt(r.wallMs)} ms (profiling on), ${fmt(r.totalMs)} ms sampled every ${interval} µs; ${r.file}`);
+    lines.push(
+      `${r.label}: N = ${n.toLocaleString('en-US')}, wall ${fmt(r.wallMs)} ms (profiling on), ${fmt(r.totalMs)} ms sampled every ${interval} µs; ${r.file}`,
+    );
     const rows = (list, k) => list.slice(0, k).map((e, i) => [String(i + 1), e.key, fmt(e.ms), `${(e.share * 100).toFixed(1)} %`]);
     lines.push('', table(['#', 'self time by function', 'ms', 'share'], rows(r.byFunction, top), ['r', '', 'r', 'r']));
     lines.push('', table(['#', 'self time by file', 'ms', 'share'], rows(r.byFile, top), ['r', '', 'r', 'r']));
     lines.push('', table(['#', 'self time by package', 'ms', 'share'], rows(r.byPackage, 10), ['r', '', 'r', 'r']));
-    if (r.inclusive.length > 0) lines.push('', table(['#', 'inclusive time of @berrypack functions', 'ms', 'share'], rows(r.inclusive, top * 2), ['r', '', 'r', 'r']));
+    if (r.inclusive.length > 0)
+      lines.push('', table(['#', 'inclusive time of @berrypack functions', 'ms', 'share'], rows(r.inclusive, top * 2), ['r', '', 'r', 'r']));
     lines.push('');
   }
   process.stdout.write(lines.join('\n') + '\n');

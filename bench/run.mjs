@@ -28,7 +28,19 @@ const SECTIONS = ['cold', 'memory', 'bundlers', 'watch', 'runtime'];
 
 // ---------------------------------------------------------------- options
 function parseArgs(argv) {
-  const o = { jsonOut: undefined, full: false, json: false, smoke: false, keep: false, ns: undefined, runs: undefined, edits: undefined, iterations: undefined, only: undefined, workDir: undefined };
+  const o = {
+    jsonOut: undefined,
+    full: false,
+    json: false,
+    smoke: false,
+    keep: false,
+    ns: undefined,
+    runs: undefined,
+    edits: undefined,
+    iterations: undefined,
+    only: undefined,
+    workDir: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -48,7 +60,13 @@ function parseArgs(argv) {
     else if (a === '--work-dir') o.workDir = value();
     else if (a === '--json-out') o.jsonOut = value();
     else if (a === '--help' || a === '-h') {
-      process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(2, 9).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+      process.stdout.write(
+        readFileSync(fileURLToPath(import.meta.url), 'utf8')
+          .split('\n')
+          .slice(2, 9)
+          .map((l) => l.replace(/^\/\/ ?/, ''))
+          .join('\n') + '\n',
+      );
       process.exit(0);
     } else throw new Error(`Unexpected argument ${a}`);
   }
@@ -96,8 +114,16 @@ function node(args, { cwd = ROOT, timeoutMs = 15 * 60_000 } = {}) {
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) {
     const why = r.error ? r.error.message : `exit ${r.status}${r.signal ? ` (${r.signal})` : ''}`;
-    const tail = (text) => (text || '').trim().split('\n').slice(-6).map((l) => `    ${l.slice(0, 300)}`).join('\n');
-    throw new Error(`node ${args.map((a) => path.relative(ROOT, a) || a).join(' ')}: ${why}\n${tail(r.stderr)}${r.stdout?.trim() ? `\n${tail(r.stdout)}` : ''}`);
+    const tail = (text) =>
+      (text || '')
+        .trim()
+        .split('\n')
+        .slice(-6)
+        .map((l) => `    ${l.slice(0, 300)}`)
+        .join('\n');
+    throw new Error(
+      `node ${args.map((a) => path.relative(ROOT, a) || a).join(' ')}: ${why}\n${tail(r.stderr)}${r.stdout?.trim() ? `\n${tail(r.stdout)}` : ''}`,
+    );
   }
   let rssMB;
   try {
@@ -109,7 +135,14 @@ function node(args, { cwd = ROOT, timeoutMs = 15 * 60_000 } = {}) {
   return { ms, rssMB, stdout: r.stdout };
 }
 
-const lastJson = (stdout) => JSON.parse(stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop());
+const lastJson = (stdout) =>
+  JSON.parse(
+    stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop(),
+  );
 
 // ---------------------------------------------------------------- setup
 const work = options.workDir ? path.resolve(options.workDir) : mkdtempSync(path.join(os.tmpdir(), 'berrypack-bench-'));
@@ -145,11 +178,15 @@ const raw = {};
 const put = (key, run, value) => ((raw[key] ??= [])[run] = value);
 
 const COLD = [
-  ['startup', (s) => ['-e', '0']],
+  ['startup', (_s) => ['-e', '0']],
   ['floor', (s) => [path.join(BENCH, 'floor.mjs'), s.pkg, path.join(s.dir, 'out/floor.json')]],
   ['cli', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli'), '--no-cache']],
   // Served from the persistent cache (primed by an unmeasured build just before), into an emptied out dir.
-  ['cli-warm', (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli-warm')], { cwd: (s) => s.dir, prime: true }],
+  [
+    'cli-warm',
+    (s) => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', s.pkg, '--out-dir', path.join(s.dir, 'out/cli-warm')],
+    { cwd: (s) => s.dir, prime: true },
+  ],
 ];
 const BUNDLERS = [
   ['rollup-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-plugin', s.entry, path.join(s.dir, 'out/rollup-plugin')]],
@@ -236,9 +273,23 @@ function figure(section, id, label, n, unit, values, comparisons = [], extra = {
   for (const c of comparisons) {
     const r = c.ratios ? summarize(c.ratios) : undefined;
     const value = c.target?.kind === 'absolute' ? c.value : r?.median;
-    const entry = { against: c.against, ratio: r, ...(c.percent ? { percent: true } : {}), ...(c.targetLabel ? { targetLabel: c.targetLabel } : {}), ...(c.target ? { target: c.target, value, status: check(value, c.target) } : {}) };
+    const entry = {
+      against: c.against,
+      ratio: r,
+      ...(c.percent ? { percent: true } : {}),
+      ...(c.targetLabel ? { targetLabel: c.targetLabel } : {}),
+      ...(c.target ? { target: c.target, value, status: check(value, c.target) } : {}),
+    };
     f.comparisons.push(entry);
-    if (c.target) targets.push({ id: `${id}${c.suffix ?? ''}${n ? `@${n}` : ''}`, label: `${label}${c.targetLabel ? `: ${c.targetLabel}` : ''}${n ? ` (N = ${n.toLocaleString('en-US')})` : ''}`, value, unit: c.target.kind === 'absolute' ? c.target.unit : c.percent ? '%' : '×', target: `${c.target.op} ${c.percent ? `${c.target.value * 100} %` : `${c.target.value}${c.target.kind === 'absolute' ? ` ${c.target.unit}` : '×'}`}`, status: entry.status });
+    if (c.target)
+      targets.push({
+        id: `${id}${c.suffix ?? ''}${n ? `@${n}` : ''}`,
+        label: `${label}${c.targetLabel ? `: ${c.targetLabel}` : ''}${n ? ` (N = ${n.toLocaleString('en-US')})` : ''}`,
+        value,
+        unit: c.target.kind === 'absolute' ? c.target.unit : c.percent ? '%' : '×',
+        target: `${c.target.op} ${c.percent ? `${c.target.value * 100} %` : `${c.target.value}${c.target.kind === 'absolute' ? ` ${c.target.unit}` : '×'}`}`,
+        status: entry.status,
+      });
   }
   figures.push(f);
   return f;
@@ -253,15 +304,26 @@ for (const n of needsPackages ? options.ns : []) {
     figure('cold', 'startup', '`node -e 0` (process start)', n, 'ms', startup);
     figure('cold', 'floor', 'floor: read, hash, parse, serialize (bench/floor.mjs)', n, 'ms', floor);
     figure('cold', 'cli', '`berrypack build` cold', n, 'ms', cli, [
-      { against: 'floor', ratios: ratios(cli, floor), ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: 1.0 }, targetLabel: 'vs the floor' } : {}) },
+      {
+        against: 'floor',
+        ratios: ratios(cli, floor),
+        ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: 1.0 }, targetLabel: 'vs the floor' } : {}),
+      },
     ]);
     const warm = runsOf(`cold.cli-warm.${n}`);
-    figure('cold', 'cli-warm', '`berrypack build` warm: nothing changed, served from the persistent cache', n, 'ms', warm, [{ against: 'cold `berrypack build`', ratios: ratios(warm, cli) }]);
+    figure('cold', 'cli-warm', '`berrypack build` warm: nothing changed, served from the persistent cache', n, 'ms', warm, [
+      { against: 'cold `berrypack build`', ratios: ratios(warm, cli) },
+    ]);
     const perRoutine = cli.map((x) => (x === undefined ? undefined : x / n));
     const perRoutineComparisons = [];
     if (n === 10000 && options.ns.includes(1000)) {
       const at1k = runsOf('cold.cli.1000').map((x) => (x === undefined ? undefined : x / 1000));
-      perRoutineComparisons.push({ against: 'per-routine cost at N = 1,000', ratios: ratios(perRoutine, at1k), target: { op: '<=', value: 1.2 }, targetLabel: 'vs the same at N = 1,000' });
+      perRoutineComparisons.push({
+        against: 'per-routine cost at N = 1,000',
+        ratios: ratios(perRoutine, at1k),
+        target: { op: '<=', value: 1.2 },
+        targetLabel: 'vs the same at N = 1,000',
+      });
     }
     figure('cold', 'cli-per-routine', '`berrypack build` cold, per routine', n, 'ms', perRoutine, perRoutineComparisons);
     const minusStartup = cli.map((x, i) => (x === undefined || startup[i] === undefined ? undefined : x - startup[i]));
@@ -271,10 +333,29 @@ for (const n of needsPackages ? options.ns : []) {
     ]);
 
     const rss = (name) => runsOf(`rss.${name}.${n}`);
-    figure('memory', 'cli-rss', '`berrypack build` peak RSS', n, 'MB', rss('cli'), n === 10000 ? [{ against: 'absolute', value: median(rss('cli').filter(Boolean)), target: { kind: 'absolute', op: '<', value: 600, unit: 'MB' }, suffix: '-median', targetLabel: 'median' }] : [{ against: 'floor', ratios: ratios(rss('cli'), rss('floor')) }]);
+    figure(
+      'memory',
+      'cli-rss',
+      '`berrypack build` peak RSS',
+      n,
+      'MB',
+      rss('cli'),
+      n === 10000
+        ? [
+            {
+              against: 'absolute',
+              value: median(rss('cli').filter(Boolean)),
+              target: { kind: 'absolute', op: '<', value: 600, unit: 'MB' },
+              suffix: '-median',
+              targetLabel: 'median',
+            },
+          ]
+        : [{ against: 'floor', ratios: ratios(rss('cli'), rss('floor')) }],
+    );
     figure('memory', 'floor-rss', 'floor peak RSS', n, 'MB', rss('floor'));
     if (wants('bundlers')) {
-      for (const name of ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js']) figure('memory', `${name}-rss`, `${name} peak RSS`, n, 'MB', rss(name));
+      for (const name of ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js'])
+        figure('memory', `${name}-rss`, `${name} peak RSS`, n, 'MB', rss(name));
     }
   }
   if (wants('bundlers')) {
@@ -288,11 +369,26 @@ for (const n of needsPackages ? options.ns : []) {
     for (const [name, label] of Object.entries(labels)) {
       const values = runsOf(`cold.${name}.${n}`);
       const isPlugin = name.endsWith('-plugin');
-      figure('bundlers', name, label, n, 'ms', values, [{ against: 'berrypack build', ratios: ratios(values, cli), ...(isPlugin ? { target: { op: '<=', value: 1.2 }, targetLabel: 'vs `berrypack build`' } : {}) }], {
-        // Measured inside the process: importing the bundler (and plugin), then the build itself.
-        importMs: summarize(runsOf(`inner.${name}.${n}`).map((r) => r?.importMs)),
-        buildMs: summarize(runsOf(`inner.${name}.${n}`).map((r) => r?.buildMs)),
-      });
+      figure(
+        'bundlers',
+        name,
+        label,
+        n,
+        'ms',
+        values,
+        [
+          {
+            against: 'berrypack build',
+            ratios: ratios(values, cli),
+            ...(isPlugin ? { target: { op: '<=', value: 1.2 }, targetLabel: 'vs `berrypack build`' } : {}),
+          },
+        ],
+        {
+          // Measured inside the process: importing the bundler (and plugin), then the build itself.
+          importMs: summarize(runsOf(`inner.${name}.${n}`).map((r) => r?.importMs)),
+          buildMs: summarize(runsOf(`inner.${name}.${n}`).map((r) => r?.buildMs)),
+        },
+      );
     }
   }
   if (wants('watch')) {
@@ -301,25 +397,75 @@ for (const n of needsPackages ? options.ns : []) {
     const pooled = (mode, kind) => w(mode).flatMap((r) => r?.[kind] ?? []);
     const esbuildIncr = perRun('esbuild-js', 'code');
     figure('watch', 'esbuild-js-incremental', 'esbuild context.rebuild() of the package JS, one .js edited', n, 'ms', pooled('esbuild-js', 'code'));
-    figure('watch', 'esbuild-js-initial', 'esbuild context, initial build of the package JS', n, 'ms', w('esbuild-js').map((r) => r?.initialMs));
+    figure(
+      'watch',
+      'esbuild-js-initial',
+      'esbuild context, initial build of the package JS',
+      n,
+      'ms',
+      w('esbuild-js').map((r) => r?.initialMs),
+    );
     const labels = {
       compiler: 'compiler API: compiler.build() again',
       'esbuild-plugin': 'esbuild + plugin: context.rebuild()',
       'rollup-watch': 'rollup.watch + plugin: write → END',
     };
     for (const [mode, label] of Object.entries(labels)) {
-      for (const [kind, what] of [['routine', 'one routine edited'], ['code', 'one code module edited']]) {
+      for (const [kind, what] of [
+        ['routine', 'one routine edited'],
+        ['code', 'one code module edited'],
+      ]) {
         const mine = perRun(mode, kind);
         const atTarget = n === 1000;
         figure('watch', `${mode}-${kind}`, `${label}, ${what}`, n, 'ms', pooled(mode, kind), [
-          { against: 'esbuild incremental (same run)', ratios: ratios(mine, esbuildIncr), ...(atTarget ? { target: { op: '<=', value: 3 }, targetLabel: 'vs esbuild incremental' } : {}) },
-          { against: 'cold `berrypack build` (same run)', ratios: ratios(mine, cli), suffix: '-vs-cold', percent: true, ...(atTarget ? { target: { op: '<', value: 0.05 }, targetLabel: 'share of the cold build' } : {}) },
+          {
+            against: 'esbuild incremental (same run)',
+            ratios: ratios(mine, esbuildIncr),
+            ...(atTarget ? { target: { op: '<=', value: 3 }, targetLabel: 'vs esbuild incremental' } : {}),
+          },
+          {
+            against: 'cold `berrypack build` (same run)',
+            ratios: ratios(mine, cli),
+            suffix: '-vs-cold',
+            percent: true,
+            ...(atTarget ? { target: { op: '<', value: 0.05 }, targetLabel: 'share of the cold build' } : {}),
+          },
         ]);
       }
     }
-    figure('watch', 'compiler-no-edit', 'compiler API: compiler.build() again, nothing edited', n, 'ms', w('compiler').map((r) => r?.extra.noEditMs));
-    figure('watch', 'compiler-initial', 'compiler API: first compiler.build() in a warm process (no process start)', n, 'ms', w('compiler').map((r) => r?.initialMs), [{ against: 'cold `berrypack build`', ratios: ratios(w('compiler').map((r) => r?.initialMs), cli) }]);
-    figure('watch', 'rollup-watch-initial', 'rollup.watch + plugin: initial build', n, 'ms', w('rollup-watch').map((r) => r?.initialMs));
+    figure(
+      'watch',
+      'compiler-no-edit',
+      'compiler API: compiler.build() again, nothing edited',
+      n,
+      'ms',
+      w('compiler').map((r) => r?.extra.noEditMs),
+    );
+    figure(
+      'watch',
+      'compiler-initial',
+      'compiler API: first compiler.build() in a warm process (no process start)',
+      n,
+      'ms',
+      w('compiler').map((r) => r?.initialMs),
+      [
+        {
+          against: 'cold `berrypack build`',
+          ratios: ratios(
+            w('compiler').map((r) => r?.initialMs),
+            cli,
+          ),
+        },
+      ],
+    );
+    figure(
+      'watch',
+      'rollup-watch-initial',
+      'rollup.watch + plugin: initial build',
+      n,
+      'ms',
+      w('rollup-watch').map((r) => r?.initialMs),
+    );
     // What one edit made the compiler redo (its `stats` deltas): evidence that the caches work.
     const stats = w('compiler').find(Boolean)?.extra.statsPerEdit;
     const noEdit = figures.find((f) => f.id === 'compiler-no-edit' && f.n === n);
@@ -335,31 +481,69 @@ if (wants('runtime')) {
   figure('runtime', 'first-invocation', 'first code-routine invocation (starts the sandbox pool)', undefined, 'ms', pool('firstInvocation'));
   figure('runtime', 'sandbox-invocation', 'code routine in a fresh sandbox (start → result)', undefined, 'ms', pool('sandbox'), [
     { against: 'plain Node call of the same function', ratios: vsPlain('sandbox') },
-    { against: 'absolute', value: median(pool('sandbox')), target: { kind: 'absolute', op: '<', value: 5, unit: 'ms' }, suffix: '-median', targetLabel: 'median' },
+    {
+      against: 'absolute',
+      value: median(pool('sandbox')),
+      target: { kind: 'absolute', op: '<', value: 5, unit: 'ms' },
+      suffix: '-median',
+      targetLabel: 'median',
+    },
   ]);
   figure('runtime', 'plain-sandbox', '  plain Node: the same function on a JSON copy of the input', undefined, 'ms', pool('sandbox', 'plain'));
   const overhead = median(pool('toolCall')) - median(pool('toolCall', 'plain'));
   figure('runtime', 'tool-call', 'warm tool-call round trip (code → host tool → code)', undefined, 'ms', pool('toolCall'), [
     { against: 'plain Node awaited call', ratios: vsPlain('toolCall') },
-    { against: 'absolute', value: overhead, target: { kind: 'absolute', op: '<', value: 0.2, unit: 'ms' }, suffix: '-overhead', targetLabel: 'overhead over plain Node' },
+    {
+      against: 'absolute',
+      value: overhead,
+      target: { kind: 'absolute', op: '<', value: 0.2, unit: 'ms' },
+      suffix: '-overhead',
+      targetLabel: 'overhead over plain Node',
+    },
   ]);
   figure('runtime', 'plain-tool-call', '  plain Node: an awaited async function call', undefined, 'ms', pool('toolCall', 'plain'));
-  figure('runtime', 'next-model', '`next` transition (scripted model chain, per hop)', undefined, 'ms', pool('nextModel'), [{ against: 'plain Node loop step', ratios: vsPlain('nextModel') }]);
+  figure('runtime', 'next-model', '`next` transition (scripted model chain, per hop)', undefined, 'ms', pool('nextModel'), [
+    { against: 'plain Node loop step', ratios: vsPlain('nextModel') },
+  ]);
   figure('runtime', 'plain-next', '  plain Node: one step of a loop over awaited calls', undefined, 'ms', pool('nextModel', 'plain'));
   figure('runtime', 'next-code', '`next` transition between code routines (per hop, a fresh VM each)', undefined, 'ms', pool('nextCode'));
-  figure('runtime', 'scripted-model', 'scripted model routine (render, decide, validate)', undefined, 'ms', pool('scriptedModel'), [{ against: 'plain Node template + call', ratios: vsPlain('scriptedModel') }]);
+  figure('runtime', 'scripted-model', 'scripted model routine (render, decide, validate)', undefined, 'ms', pool('scriptedModel'), [
+    { against: 'plain Node template + call', ratios: vsPlain('scriptedModel') },
+  ]);
   figure('runtime', 'plain-scripted-model', '  plain Node: render the template, return the answer', undefined, 'ms', pool('scriptedModel', 'plain'));
   figure('memory', 'runtime-rss', 'runtime process peak RSS', undefined, 'MB', runsOf('rss.runtime'));
 }
 
 // Targets that need N the run did not measure are listed as not measured, never dropped.
 const wanted = [
-  ...(wants('cold') || wants('bundlers') ? [['cli@1000', 1000, '`berrypack build` cold vs floor', '<= 1×'], ['cli@10000', 10000, '`berrypack build` cold vs floor', '<= 1×'], ['cli-per-routine@10000', 10000, 'per-routine cost at 10k vs at 1k', '<= 1.2×'], ['cli-rss-median@10000', 10000, '`berrypack build` peak RSS', '< 600 MB']] : []),
+  ...(wants('cold') || wants('bundlers')
+    ? [
+        ['cli@1000', 1000, '`berrypack build` cold vs floor', '<= 1×'],
+        ['cli@10000', 10000, '`berrypack build` cold vs floor', '<= 1×'],
+        ['cli-per-routine@10000', 10000, 'per-routine cost at 10k vs at 1k', '<= 1.2×'],
+        ['cli-rss-median@10000', 10000, '`berrypack build` peak RSS', '< 600 MB'],
+      ]
+    : []),
   ...(wants('bundlers') ? ['rollup-plugin', 'vite-plugin', 'esbuild-plugin'].map((p) => [`${p}@1000`, 1000, `${p} vs \`berrypack build\``, '<= 1.2×']) : []),
-  ...(wants('watch') ? ['compiler', 'esbuild-plugin', 'rollup-watch'].flatMap((m) => ['routine', 'code'].flatMap((k) => [[`${m}-${k}@1000`, 1000, `${m} rebuild (${k} edit) vs esbuild incremental`, '<= 3×'], [`${m}-${k}-vs-cold@1000`, 1000, `${m} rebuild (${k} edit) share of the cold build`, '< 5 %']])) : []),
+  ...(wants('watch')
+    ? ['compiler', 'esbuild-plugin', 'rollup-watch'].flatMap((m) =>
+        ['routine', 'code'].flatMap((k) => [
+          [`${m}-${k}@1000`, 1000, `${m} rebuild (${k} edit) vs esbuild incremental`, '<= 3×'],
+          [`${m}-${k}-vs-cold@1000`, 1000, `${m} rebuild (${k} edit) share of the cold build`, '< 5 %'],
+        ]),
+      )
+    : []),
 ];
 for (const [id, n, label, target] of wanted) {
-  if (!targets.some((t) => t.id === id)) targets.push({ id, label: `${label} (N = ${n.toLocaleString('en-US')})`, value: undefined, unit: target.endsWith('MB') ? 'MB' : target.endsWith('%') ? '%' : '×', target, status: `not measured (needs N = ${n.toLocaleString('en-US')}${n === 10000 ? ', --full' : ''})` });
+  if (!targets.some((t) => t.id === id))
+    targets.push({
+      id,
+      label: `${label} (N = ${n.toLocaleString('en-US')})`,
+      value: undefined,
+      unit: target.endsWith('MB') ? 'MB' : target.endsWith('%') ? '%' : '×',
+      target,
+      status: `not measured (needs N = ${n.toLocaleString('en-US')}${n === 10000 ? ', --full' : ''})`,
+    });
 }
 
 const loadStats = summarize(loads);

@@ -39,19 +39,45 @@ try {
   await rolled.close();
 
   const { build: viteBuild } = await import('vite');
-  const vite = await viteBuild({ root: temp, logLevel: 'silent', configFile: false, plugins: [rollupPlugin()], build: { write: false, lib: { entry, formats: ['es'], fileName: 'main' } } });
+  const vite = await viteBuild({
+    root: temp,
+    logLevel: 'silent',
+    configFile: false,
+    plugins: [rollupPlugin()],
+    build: { write: false, lib: { entry, formats: ['es'], fileName: 'main' } },
+  });
   const viteOut = (Array.isArray(vite) ? vite[0] : vite).output;
   ids.vite = idOf(viteOut.find((o) => o.type === 'asset' && o.fileName.endsWith('.berry.json')).source);
 
   const esbuild = await import('esbuild');
-  const built = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', outdir: path.join(temp, 'esbuild'), write: false, plugins: [esbuildPlugin()], logLevel: 'silent' });
+  const built = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    outdir: path.join(temp, 'esbuild'),
+    write: false,
+    plugins: [esbuildPlugin()],
+    logLevel: 'silent',
+  });
   ids.esbuild = idOf(built.outputFiles.find((f) => f.path.endsWith('.berry.json')).contents);
 
   const { default: webpack } = await import('webpack');
   const { rspack } = await import('@rspack/core');
-  for (const [tool, create] of [['webpack', webpack], ['rspack', rspack]]) {
+  for (const [tool, create] of [
+    ['webpack', webpack],
+    ['rspack', rspack],
+  ]) {
     const outDir = path.join(temp, tool);
-    const config = { mode: 'production', context: temp, entry, target: 'node', devtool: false, output: { path: outDir }, infrastructureLogging: { level: 'none' }, plugins: [webpackPlugin()] };
+    const config = {
+      mode: 'production',
+      context: temp,
+      entry,
+      target: 'node',
+      devtool: false,
+      output: { path: outDir },
+      infrastructureLogging: { level: 'none' },
+      plugins: [webpackPlugin()],
+    };
     const compiler = create(config);
     const ok = await new Promise((resolve) => compiler.run((error, stats) => resolve(!error && stats && !stats.hasErrors())));
     await new Promise((resolve) => compiler.close(resolve));
@@ -64,7 +90,10 @@ try {
   const outDir = path.join(temp, 'cli');
   const cliIo = { stdout: { write: () => true }, stderr: process.stderr, cwd: root, env: process.env };
   if ((await run(['build', 'fixtures/notebook', '--out-dir', outDir], cliIo)) !== 0) fail('berrypack build failed');
-  const bundleFile = path.join(outDir, readdirSync(outDir).find((f) => f.endsWith('.berry.json')));
+  const bundleFile = path.join(
+    outDir,
+    readdirSync(outDir).find((f) => f.endsWith('.berry.json')),
+  );
   ids.cli = idOf(readFileSync(bundleFile));
 
   say('bundle ids of fixtures/notebook');
@@ -73,8 +102,19 @@ try {
   else process.stdout.write('  ✔ identical from every entry point\n');
 
   {
-    say('$ berrypack run <bundle> --agent notebook --script fixtures/runtime/scripts/notebook.json --input \'{"message":"Note: buy oat milk. Which notes mention milk?"}\'');
-    const code = await run(['run', bundleFile, '--agent', 'notebook', '--script', 'fixtures/runtime/scripts/notebook.json', '--input', '{"message":"Note: buy oat milk. Which notes mention milk?"}']);
+    say(
+      '$ berrypack run <bundle> --agent notebook --script fixtures/runtime/scripts/notebook.json --input \'{"message":"Note: buy oat milk. Which notes mention milk?"}\'',
+    );
+    const code = await run([
+      'run',
+      bundleFile,
+      '--agent',
+      'notebook',
+      '--script',
+      'fixtures/runtime/scripts/notebook.json',
+      '--input',
+      '{"message":"Note: buy oat milk. Which notes mention milk?"}',
+    ]);
     if (code !== 0) fail('the agent run failed');
   }
 
@@ -87,7 +127,8 @@ try {
     const { Readable } = await import('node:stream');
     const chatIo = { stdout: process.stdout, stderr: process.stderr, cwd: root, env: process.env, stdin: Readable.from(messages.map((m) => `${m}\n`)) };
     // The answers stream back turn by turn; the conversation keeps its context between them.
-    if ((await run(['chat', 'fixtures/conversation', '--agent', 'assistant', '--script', 'fixtures/runtime/scripts/conversation.json'], chatIo)) !== 0) fail('the chat failed');
+    if ((await run(['chat', 'fixtures/conversation', '--agent', 'assistant', '--script', 'fixtures/runtime/scripts/conversation.json'], chatIo)) !== 0)
+      fail('the chat failed');
   }
 } finally {
   rmSync(temp, { recursive: true, force: true });

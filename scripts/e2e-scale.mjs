@@ -32,7 +32,11 @@ const scenarios = [
   {
     name: 'method runs on PostgreSQL (pg-boss workers)',
     async run() {
-      return { status: 'not-yet', summary: 'not yet available: @berrypack/method-postgres and `berrypack method worker` do not exist yet; not run, not counted as passing', checks: [] };
+      return {
+        status: 'not-yet',
+        summary: 'not yet available: @berrypack/method-postgres and `berrypack method worker` do not exist yet; not run, not counted as passing',
+        checks: [],
+      };
     },
   },
 ];
@@ -53,5 +57,7 @@ for (const s of scenarios) {
     if (!c.ok || args.has('--verbose')) process.stdout.write(`    ${c.ok ? 'holds' : 'FAILS'}: ${c.claim} (${c.observed})\n`);
   }
 }
-process.stdout.write(`e2e:scale: ${counts.pass} passed, ${counts.fail} failed, ${counts['not-yet']} not yet available${args.has('--strict') ? ' (--strict: not yet available counts as failing)' : ''}\n`);
+process.stdout.write(
+  `e2e:scale: ${counts.pass} passed, ${counts.fail} failed, ${counts['not-yet']} not yet available${args.has('--strict') ? ' (--strict: not yet available counts as failing)' : ''}\n`,
+);
 process.exitCode = counts.fail > 0 || (args.has('--strict') && counts['not-yet'] > 0) ? 1 : 0;

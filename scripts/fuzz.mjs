@@ -29,7 +29,12 @@ const { values } = parseArgs({
   },
 });
 // The fuzz tests by target, as vitest's -t patterns (their titles in fuzz-compiler.test.ts).
-const TARGETS = { source: 'answers every mutated source', method: 'answers every mutated method document', build: 'answers every mutated package', cli: 'exits 0 or 1' };
+const TARGETS = {
+  source: 'answers every mutated source',
+  method: 'answers every mutated method document',
+  build: 'answers every mutated package',
+  cli: 'exits 0 or 1',
+};
 if (values.only !== undefined && !(values.only in TARGETS)) {
   console.error(`fuzz: unexpected --only ${values.only}, expected one of ${Object.keys(TARGETS).join(', ')}`);
   process.exit(2);
@@ -91,17 +96,35 @@ if (stalled) {
   if (stalled.target !== 'cli') {
     mkdirSync(out, { recursive: true });
     const file = path.join(out, `${stalled.target}-hang-${Date.now().toString(36)}.json`);
-    const record = { target: stalled.target, file: stalled.file, ...(stalled.package ? { package: stalled.package } : {}), base: stalled.base, mutations: stalled.mutations, problem, seed: Number(seed), found: new Date().toISOString().slice(0, 10) };
+    const record = {
+      target: stalled.target,
+      file: stalled.file,
+      ...(stalled.package ? { package: stalled.package } : {}),
+      base: stalled.base,
+      mutations: stalled.mutations,
+      problem,
+      seed: Number(seed),
+      found: new Date().toISOString().slice(0, 10),
+    };
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
     console.error(`fuzz: saved to ${path.relative(process.cwd(), file)}`);
   }
 }
 
 const figures = existsSync(figuresFile)
-  ? readFileSync(figuresFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((f) => f.name === 'fuzz')
+  ? readFileSync(figuresFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((f) => f.name === 'fuzz')
   : [];
 const total = figures.reduce((n, f) => n + f.inputs, 0);
-for (const f of figures) console.log(`fuzz: ${f.target.padEnd(12)} ${String(f.inputs).padStart(7)} inputs${f.failed ? ', FAILED' : ''}${f.interrupted ? ', interrupted' : ''}${f.ms ? ` in ${Math.round(f.ms / 1000)} s` : ''}`);
-console.log(`fuzz: ${total} inputs in ${Math.round((Date.now() - started) / 1000)} s, seed ${seed}, ${code === 0 && !stalled ? 'no counterexample' : 'FAILED (see above)'}`);
+for (const f of figures)
+  console.log(
+    `fuzz: ${f.target.padEnd(12)} ${String(f.inputs).padStart(7)} inputs${f.failed ? ', FAILED' : ''}${f.interrupted ? ', interrupted' : ''}${f.ms ? ` in ${Math.round(f.ms / 1000)} s` : ''}`,
+  );
+console.log(
+  `fuzz: ${total} inputs in ${Math.round((Date.now() - started) / 1000)} s, seed ${seed}, ${code === 0 && !stalled ? 'no counterexample' : 'FAILED (see above)'}`,
+);
 rmSync(work, { recursive: true, force: true });
 process.exitCode = stalled ? 1 : code;

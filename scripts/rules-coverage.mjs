@@ -27,7 +27,9 @@ const testText = new Map(testFiles.map((f) => [path.relative(root, f).split(path
 
 const rows = ['| rule | codes | tests |', '|---|---|---|'];
 for (const { id } of rules) {
-  const codes = Object.entries(CODES).filter(([, info]) => info.rule === id).map(([code]) => code);
+  const codes = Object.entries(CODES)
+    .filter(([, info]) => info.rule === id)
+    .map(([code]) => code);
   const re = new RegExp(`\\b${id}\\b`);
   const tests = [...testText].filter(([, text]) => re.test(text)).map(([file]) => file);
   const codeCell = codes.length ? codes.map((c) => `[${c}](diagnostics.md#${c.toLowerCase()})`).join(' ') : '—';

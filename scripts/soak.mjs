@@ -54,19 +54,37 @@ const tests = await run(
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc`.trim(),
   },
 );
-const fuzz = values['no-fuzz'] ? 0 : await run([path.join(root, 'scripts/fuzz.mjs'), '--scale', values['fuzz-scale'], '--figures', figuresFile, ...(values.seed ? ['--seed', values.seed] : [])], {});
+const fuzz = values['no-fuzz']
+  ? 0
+  : await run(
+      [path.join(root, 'scripts/fuzz.mjs'), '--scale', values['fuzz-scale'], '--figures', figuresFile, ...(values.seed ? ['--seed', values.seed] : [])],
+      {},
+    );
 
-const figures = existsSync(figuresFile) ? readFileSync(figuresFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+const figures = existsSync(figuresFile)
+  ? readFileSync(figuresFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+  : [];
 const of = (name) => figures.filter((f) => f.name === name);
 console.log(`\nsoak: figures (${host})`);
 for (const f of of('load')) {
-  console.log(`  load: ${f.executions} concurrent executions, ${f.failures} failed, ${f.ms} ms; RSS ${f.rssMbBefore} → ${f.rssMbAfter} MB, heap ${f.heapMbBefore} → ${f.heapMbAfter} MB${f.gc ? ' (after gc)' : ''}`);
+  console.log(
+    `  load: ${f.executions} concurrent executions, ${f.failures} failed, ${f.ms} ms; RSS ${f.rssMbBefore} → ${f.rssMbAfter} MB, heap ${f.heapMbBefore} → ${f.heapMbAfter} MB${f.gc ? ' (after gc)' : ''}`,
+  );
 }
-for (const f of of('build-kills')) console.log(`  build kills: ${f.kills} (${f.interrupted} mid-build), leftover temporary files ${f.leftoverTemporaries}, states ${JSON.stringify(f.states)}`);
+for (const f of of('build-kills'))
+  console.log(`  build kills: ${f.kills} (${f.interrupted} mid-build), leftover temporary files ${f.leftoverTemporaries}, states ${JSON.stringify(f.states)}`);
 for (const f of of('run-kills')) console.log(`  run kills: ${f.kills}, torn last lines ${f.tornLastLines}, replays ${JSON.stringify(f.replays)}`);
 for (const f of of('enormous-package')) console.log(`  enormous package: ${f.sources} sources built in ${f.buildMs} ms (ok: ${f.ok})`);
 const fuzzed = of('fuzz').reduce((n, f) => n + f.inputs, 0);
-if (fuzzed > 0) console.log(`  fuzz: ${fuzzed} inputs (${of('fuzz').map((f) => `${f.target} ${f.inputs}`).join(', ')})`);
+if (fuzzed > 0)
+  console.log(
+    `  fuzz: ${fuzzed} inputs (${of('fuzz')
+      .map((f) => `${f.target} ${f.inputs}`)
+      .join(', ')})`,
+  );
 console.log(`soak: ${tests === 0 && fuzz === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 60_000)} min`);
 rmSync(work, { recursive: true, force: true });
 process.exitCode = tests === 0 && fuzz === 0 ? 0 : 1;

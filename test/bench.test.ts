@@ -36,9 +36,14 @@ interface Report {
 
 function bench(args: string[], timeoutMs = 100_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [RUN, ...args], { cwd: ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [RUN, ...args],
+      { cwd: ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -75,7 +80,17 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     const ids = (section: string) => report.sections[section]!.map((f) => f.id);
     expect(ids('cold')).toEqual(expect.arrayContaining(['startup', 'floor', 'cli']));
     expect(ids('bundlers')).toEqual(expect.arrayContaining(['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js']));
-    expect(ids('watch')).toEqual(expect.arrayContaining(['esbuild-js-incremental', 'compiler-routine', 'compiler-code', 'esbuild-plugin-routine', 'esbuild-plugin-code', 'rollup-watch-routine', 'rollup-watch-code']));
+    expect(ids('watch')).toEqual(
+      expect.arrayContaining([
+        'esbuild-js-incremental',
+        'compiler-routine',
+        'compiler-code',
+        'esbuild-plugin-routine',
+        'esbuild-plugin-code',
+        'rollup-watch-routine',
+        'rollup-watch-code',
+      ]),
+    );
     expect(ids('runtime')).toEqual(expect.arrayContaining(['sandbox-invocation', 'tool-call', 'next-model', 'scripted-model']));
     expect(ids('memory')).toContain('cli-rss');
     // Every comparison is a ratio of figures measured in the same run.
@@ -83,7 +98,9 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     expect(cli.comparisons[0]).toMatchObject({ against: 'floor', ratio: { median: expect.any(Number) } });
     // Every target is listed, measured or not: the N = 1,000 and 10,000 ones are not at N = 100.
     for (const t of report.targets) expect(t.status).toMatch(/^(met|missed|not measured)/);
-    expect(report.targets.map((t) => t.id)).toEqual(expect.arrayContaining(['cli@1000', 'cli@10000', 'cli-rss-median@10000', 'sandbox-invocation-median', 'tool-call-overhead']));
+    expect(report.targets.map((t) => t.id)).toEqual(
+      expect.arrayContaining(['cli@1000', 'cli@10000', 'cli-rss-median@10000', 'sandbox-invocation-median', 'tool-call-overhead']),
+    );
   }, 110_000);
 
   it('prints one JSON object with --json, and refuses unknown arguments', async () => {

@@ -29,7 +29,11 @@ function build(cwd: string, ...extra: string[]) {
 }
 
 function buildJson(cwd: string, ...extra: string[]) {
-  return JSON.parse(berrypack(['build', 'notebook/plugin.json', '--json', ...extra], { cwd }).stdout) as { ok: boolean; id?: string; diagnostics: { code: string }[] };
+  return JSON.parse(berrypack(['build', 'notebook/plugin.json', '--json', ...extra], { cwd }).stdout) as {
+    ok: boolean;
+    id?: string;
+    diagnostics: { code: string }[];
+  };
 }
 
 function bundleBytes(out: string, id: string): Buffer {

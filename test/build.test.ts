@@ -61,7 +61,11 @@ describe('MAN-5 imports', () => {
     const dir = track(copyFixtures(['imports']));
     const lib = build(path.join(dir, 'imports/lib/plugin.json')).bundle!;
     const app = build(path.join(dir, 'imports/app/plugin.json')).bundle!;
-    const content = (JSON.parse(app.text) as { content: { imports: { name: string; id: string; export?: string }[]; sources: Record<string, { template: unknown[]; tools: unknown[] }> } }).content;
+    const content = (
+      JSON.parse(app.text) as {
+        content: { imports: { name: string; id: string; export?: string }[]; sources: Record<string, { template: unknown[]; tools: unknown[] }> };
+      }
+    ).content;
     expect(content.imports.map((i) => [i.name, i.id, i.export])).toEqual([
       ['shout', lib.id, 'text.shout'],
       ['tone', lib.id, 'text.tone'],
@@ -88,7 +92,11 @@ describe('MAN-5 imports', () => {
     const store = path.join(dir, 'store');
     const libId = (JSON.parse(readFileSync(path.join(libOut, libBundle), 'utf8')) as { id: string }).id;
     expect(libId.slice(7, 19)).toBe(id);
-    json.extensions['ai.strawberry.berry'].imports = json.extensions['ai.strawberry.berry'].imports.map((i: { name: string; export?: string }) => ({ ...i, bundle: undefined, root: libId }));
+    json.extensions['ai.strawberry.berry'].imports = json.extensions['ai.strawberry.berry'].imports.map((i: { name: string; export?: string }) => ({
+      ...i,
+      bundle: undefined,
+      root: libId,
+    }));
     writeFileSync(manifest, JSON.stringify(json));
     const missing = createCompiler({ store }).build(manifest);
     expect(missing.ok).toBe(false);
@@ -97,7 +105,8 @@ describe('MAN-5 imports', () => {
     renameSync(path.join(store, libBundle), path.join(store, `${libId}.berry.json`));
     const viaRoot = createCompiler({ store }).build(manifest);
     expect(viaRoot.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const importsOf = (text: string) => (JSON.parse(text) as { content: { imports: { id: string; content: unknown }[] } }).content.imports.map((i) => [i.id, i.content]);
+    const importsOf = (text: string) =>
+      (JSON.parse(text) as { content: { imports: { id: string; content: unknown }[] } }).content.imports.map((i) => [i.id, i.content]);
     expect(importsOf(viaRoot.bundle!.text)).toEqual(importsOf(viaBundle.text));
   });
   it('refuses an import cycle, naming it', () => {
@@ -164,12 +173,19 @@ describe('berrypack build, inspect and verify', () => {
   it('inspects a bundle and refuses a tampered one', () => {
     const dir = track(tempDir());
     expect(berrypack(['build', 'fixtures/notebook', '--out-dir', dir]).code).toBe(0);
-    const file = path.join(dir, listFiles(dir).find((f) => f.endsWith('.berry.json'))!);
+    const file = path.join(
+      dir,
+      listFiles(dir).find((f) => f.endsWith('.berry.json'))!,
+    );
     const r = berrypack(['inspect', file, '--json']);
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as { name: string; sources: Record<string, string[]>; code: { total: number } };
     expect(json.name).toBe('example.notebook');
-    expect(json.sources).toEqual({ model: ['converse', 'notes.compose', 'notes.triage', 'search.answer'], code: ['notes.count', 'search.rank'], instructions: ['notes.style'] });
+    expect(json.sources).toEqual({
+      model: ['converse', 'notes.compose', 'notes.triage', 'search.answer'],
+      code: ['notes.count', 'search.rank'],
+      instructions: ['notes.style'],
+    });
     expect(json.code.total).toBe(744);
     const text = berrypack(['inspect', file]);
     expect(text.stdout).toContain('  notebook → converse   Notebook\n');
@@ -205,6 +221,7 @@ describe('BND-3 what a bundle records', () => {
     );
     writeFileSync(path.join(dir, 'tally.md'), '---\nname: tally\ndescription: Tallies.\nlanguage: javascript\n---\nexport default (input) => input;\n');
     const { bundle } = build(path.join(dir, 'plugin.json'));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the bundle's content, read into like any JSON
     const content = (JSON.parse(bundle!.text) as { content: Record<string, any> }).content;
     expect(content.requirements).toEqual({
       calls: [],
@@ -241,7 +258,8 @@ describe('MTH-16 methods in a package', () => {
     const method = readFileSync(path.join(dir, 'methods/weekly-report.method.yaml'));
     writeFileSync(path.join(dir, 'notebook/routines/weekly-report.method.yaml'), method);
     const { bundle } = build(path.join(dir, 'notebook/plugin.json'));
-    const content = (JSON.parse(bundle!.text) as { content: { methods: Record<string, { path: string; versionId: string }>; files: { path: string }[] } }).content;
+    const content = (JSON.parse(bundle!.text) as { content: { methods: Record<string, { path: string; versionId: string }>; files: { path: string }[] } })
+      .content;
     const [name] = Object.keys(content.methods);
     expect(content.methods[name!]!.path).toBe('routines/weekly-report.method.yaml');
     expect(content.methods[name!]!.versionId).toMatch(/^sha256-[0-9a-f]{64}$/);

@@ -5,16 +5,19 @@ import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler, loadBundleFile, writeBundle } from '@berrypack/compiler';
 import berrypack from '../packages/esbuild/src/index.js';
-import { copyFixtures, writeFiles } from './support/esbuild.js';
+import { copyFixtures, writeFiles } from './support/temp.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-takeover-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const bundlesIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.berry.json')).sort();
+const bundlesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.berry.json'))
+    .sort();
 
 /** Two different builds of the notebook: the one before and the one after an edit. */
 function twoBuilds() {
-  const dir = copyFixtures('notebook');
+  const dir = copyFixtures(['notebook']);
   const manifest = path.join(dir, 'notebook/plugin.json');
   const compiler = createCompiler();
   const before = compiler.build(manifest).bundle!;
@@ -57,9 +60,17 @@ describe('a watch rebuild takes over the bundle it supersedes', () => {
   });
 
   it('esbuild context rebuilds keep one bundle per package in the out dir', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app.id;\n" });
-    const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], logLevel: 'silent' });
+    const ctx = await esbuild.context({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      plugins: [berrypack()],
+      logLevel: 'silent',
+    });
     try {
       await ctx.rebuild();
       const first = bundlesIn(path.join(dir, 'dist'));

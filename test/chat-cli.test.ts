@@ -13,25 +13,45 @@ afterAll(() => {
 
 /** `berrypack chat` as a child process, its stdin fed with `input` and then closed. */
 function chat(args: string[], input: string) {
-  const result = spawnSync(process.execPath, [BIN, 'chat', ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, 'chat', ...args], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const lines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('berrypack chat', () => {
   it('text mode: each stdin line is a turn; answers print in order; end of stdin ends it completed', () => {
     const r = chat(['fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT], 'hello\nwhich notes mention milk?\n');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(['Hello! Ask me anything about your notes.', 'Let me look through your notes.', 'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."', ''].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        'Hello! Ask me anything about your notes.',
+        'Let me look through your notes.',
+        'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('--json: delta, publication, call lines and a last end line; the journal replays', () => {
     const dir = tempDir();
     dirs.push(dir);
     const journal = path.join(dir, 'chat.jsonl');
-    const r = chat(['fixtures/conversation', '--agent', 'desk', '--script', SCRIPT, '--json', '--journal', journal], '{"parts":[{"text":"hello"}]}\nnot json\n{"parts":[{"text":"my invoice is wrong"}]}\n');
+    const r = chat(
+      ['fixtures/conversation', '--agent', 'desk', '--script', SCRIPT, '--json', '--journal', journal],
+      '{"parts":[{"text":"hello"}]}\nnot json\n{"parts":[{"text":"my invoice is wrong"}]}\n',
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('line 2 is not JSON');
     const out = lines(r.stdout);
@@ -41,12 +61,20 @@ describe('berrypack chat', () => {
     expect(deltas.map((d) => d['text']).join('')).toBe('Happy to help with that.');
     expect(publications).toEqual([
       { type: 'publication', id: deltas[0]!['publication'], value: { parts: [{ text: 'Happy to help with that.' }] }, kind: 'message', answers: 'm1' },
-      { type: 'publication', id: expect.any(String), value: { route: 'thread', thread: 'billing', title: 'Billing', request: 'my invoice is wrong' }, kind: 'route', answers: 'm2' },
+      {
+        type: 'publication',
+        id: expect.any(String),
+        value: { route: 'thread', thread: 'billing', title: 'Billing', request: 'my invoice is wrong' },
+        kind: 'route',
+        answers: 'm2',
+      },
     ]);
     expect(out.filter((l) => l['type'] === 'call').every((l) => ['id', 'name', 'kind', 'status', 'type'].every((k) => k in l))).toBe(true);
     expect(out.some((l) => l['type'] === 'call' && l['kind'] === 'route' && l['status'] === 'completed')).toBe(true);
     // Usage (estimated: the scripted provider reports none) comes with each completed decision.
-    expect(out.find((l) => l['type'] === 'call' && l['kind'] === 'model' && l['status'] === 'completed')).toMatchObject({ usage: { inputTokens: expect.any(Number), outputTokens: 6, estimated: true } });
+    expect(out.find((l) => l['type'] === 'call' && l['kind'] === 'model' && l['status'] === 'completed')).toMatchObject({
+      usage: { inputTokens: expect.any(Number), outputTokens: 6, estimated: true },
+    });
     const replay = spawnSync(process.execPath, [BIN, 'replay', journal, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     expect(JSON.parse(replay.stdout)).toMatchObject({ matches: true });
     expect(replay.status).toBe(0);
@@ -58,7 +86,10 @@ describe('berrypack chat', () => {
     const journal = path.join(dir, 'chat.jsonl');
     const first = chat(['fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--json', '--journal', journal], '{"parts":[{"text":"hello"}]}\n');
     expect(first.code).toBe(0);
-    const again = chat(['fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--json', '--journal', journal, '--continue', journal], '{"parts":[{"text":"milk?"}]}\n');
+    const again = chat(
+      ['fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--json', '--journal', journal, '--continue', journal],
+      '{"parts":[{"text":"milk?"}]}\n',
+    );
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);
     const out = lines(again.stdout);
@@ -66,8 +97,15 @@ describe('berrypack chat', () => {
       ['progress', 'm2'],
       ['message', 'm2'],
     ]);
-    expect(out[out.length - 1]).toMatchObject({ type: 'end', status: 'completed', output: 'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."' });
-    const entries = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out[out.length - 1]).toMatchObject({
+      type: 'end',
+      status: 'completed',
+      output: 'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."',
+    });
+    const entries = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const headers = entries.filter((e) => e['type'] === 'execution');
     expect(headers).toHaveLength(2);
     expect(headers[1]!['continues']).toBe(headers[0]!['executionId']);
@@ -75,8 +113,12 @@ describe('berrypack chat', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({ matches: true, output: 'Two notes mention milk: "Buy oat milk." and "Milk the cows at six."' });
   });
 
-  it('run answers a conversational entry\'s --input once and completes: it sends no messages', () => {
-    const r = spawnSync(process.execPath, [BIN, 'run', 'fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--input', '{"parts":[{"text":"hello"}]}', '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  it("run answers a conversational entry's --input once and completes: it sends no messages", () => {
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'run', 'fixtures/conversation', '--agent', 'assistant', '--script', SCRIPT, '--input', '{"parts":[{"text":"hello"}]}', '--json'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+    );
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', output: 'Hello! Ask me anything about your notes.' });
   });
@@ -85,11 +127,17 @@ describe('berrypack chat', () => {
     const dir = tempDir();
     dirs.push(dir);
     const journal = path.join(dir, 'run.jsonl');
-    const run = spawnSync(process.execPath, [BIN, 'run', 'fixtures/notebook', '--agent', 'notebook', '--input', '{"message":"hi"}', '--journal', journal], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, [BIN, 'run', 'fixtures/notebook', '--agent', 'notebook', '--input', '{"message":"hi"}', '--journal', journal], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.status).toBe(0);
     const refused = chat(['fixtures/notebook', '--agent', 'notebook', '--json', '--continue', journal], '');
     expect(refused.code).toBe(1);
-    expect(lines(refused.stdout)).toEqual([{ type: 'end', status: 'failed', error: { code: 'not-continuable', message: expect.stringContaining('was not stopped while waiting for input') } }]);
+    expect(lines(refused.stdout)).toEqual([
+      { type: 'end', status: 'failed', error: { code: 'not-continuable', message: expect.stringContaining('was not stopped while waiting for input') } },
+    ]);
 
     const bad = path.join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ chat: [{ nonsense: true }] }));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../packages/cli/src/index.js';
 import { berrypack, ROOT } from './support/cli.js';
-import { cleanup, copyFixtures, tempDir } from './support/temp.js';
+import { cleanup, copyFixtures } from './support/temp.js';
 
 const dirs: string[] = [];
 afterAll(() => cleanup(...dirs));
@@ -27,12 +27,20 @@ function workspace(): string {
 describe('berrypack usage errors', () => {
   it('--version prints the package version', () => {
     const r = berrypack(['--version']);
-    expect(r).toEqual({ code: 0, stdout: `${(JSON.parse(readFileSync(path.join(ROOT, 'packages/cli/package.json'), 'utf8')) as { version: string }).version}\n`, stderr: '' });
+    expect(r).toEqual({
+      code: 0,
+      stdout: `${(JSON.parse(readFileSync(path.join(ROOT, 'packages/cli/package.json'), 'utf8')) as { version: string }).version}\n`,
+      stderr: '',
+    });
   });
 
   it('an unknown option gets a "did you mean" and no argument-parser text', async () => {
     const r = await cli(['build', 'notebook', '--out-dirr', 'x'], workspace());
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'berrypack build: Unexpected option `--out-dirr` (did you mean `--out-dir`?); run with --help for the options\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'berrypack build: Unexpected option `--out-dirr` (did you mean `--out-dir`?); run with --help for the options\n',
+    });
   });
 
   it('check on a directory with no sources is an error, not "no problems"', async () => {
@@ -42,20 +50,32 @@ describe('berrypack usage errors', () => {
     const r = await cli(['check', 'empty'], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`berrypack check: Unexpected PATH ${path.join(dir, 'empty')}: it holds no plugin.json and no routine sources (.md files whose first line is \`---\`)\n`);
+    expect(r.stderr).toBe(
+      `berrypack check: Unexpected PATH ${path.join(dir, 'empty')}: it holds no plugin.json and no routine sources (.md files whose first line is \`---\`)\n`,
+    );
   });
 
   it('--out-dir naming a file is a usage error, and nothing is written', async () => {
     const dir = workspace();
     writeFileSync(path.join(dir, 'out.txt'), 'keep');
     const r = await cli(['build', 'notebook', '--out-dir', 'out.txt'], dir);
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'berrypack build: Unexpected --out-dir out.txt: it is a file, expected a directory (or a path to create one at)\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'berrypack build: Unexpected --out-dir out.txt: it is a file, expected a directory (or a path to create one at)\n',
+    });
     expect(readFileSync(path.join(dir, 'out.txt'), 'utf8')).toBe('keep');
   });
 
   it('a missing bundle is exit 2 for inspect, check and build alike', async () => {
     const dir = workspace();
-    const results = await Promise.all([['inspect', 'nope.berry.json'], ['check', 'nope.berry.json'], ['build', 'nope.berry.json']].map((args) => cli(args, dir)));
+    const results = await Promise.all(
+      [
+        ['inspect', 'nope.berry.json'],
+        ['check', 'nope.berry.json'],
+        ['build', 'nope.berry.json'],
+      ].map((args) => cli(args, dir)),
+    );
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
     expect(results[0]!.stderr).toBe('berrypack inspect: Unexpected BUNDLE nope.berry.json: no such file or directory\n');
   });
@@ -64,7 +84,10 @@ describe('berrypack usage errors', () => {
     const dir = workspace();
     expect((await cli(['build', 'notebook', '--out-dir', 'dist', '--no-cache'], dir)).code).toBe(0);
     const { readdirSync } = await import('node:fs');
-    const bundle = path.join('dist', readdirSync(path.join(dir, 'dist')).find((f) => f.endsWith('.berry.json'))!);
+    const bundle = path.join(
+      'dist',
+      readdirSync(path.join(dir, 'dist')).find((f) => f.endsWith('.berry.json'))!,
+    );
     const r = await cli(['check', bundle], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/; a bundle is verified and listed with `berrypack inspect`\n$/);

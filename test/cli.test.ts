@@ -1,26 +1,13 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../packages/cli/src/index.js';
 import { berrypack } from './support/cli.js';
+import { memoryIo } from './support/memory-io.js';
+import { tempDir, writeFiles } from './support/temp.js';
 
-function memoryIo(cwd: string, env: NodeJS.ProcessEnv = {}, isTTY = false) {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: { write: (s: string) => out.push(s), isTTY }, stderr: { write: (s: string) => err.push(s) }, cwd, env },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
-}
-
-function tempPackage(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-cli-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
+function writtenPackage(files: Record<string, string>): string {
+  const dir = tempDir('berrypack-cli-');
+  writeFiles(dir, files);
   return dir;
 }
 
@@ -42,7 +29,7 @@ describe('berrypack check (the real bin)', () => {
     ]);
   });
   it('prints absolute paths outside the current directory', () => {
-    const dir = tempPackage({ 'a.md': '---\nname: a\n---\nx\n' });
+    const dir = writtenPackage({ 'a.md': '---\nname: a\n---\nx\n' });
     const r = berrypack(['check', dir, '--json']);
     expect(r.code).toBe(1);
     expect((JSON.parse(r.stdout) as { diagnostics: { file: string }[] }).diagnostics[0]!.file).toBe(path.join(dir, 'a.md'));
@@ -67,7 +54,7 @@ describe('berrypack check (the real bin)', () => {
 });
 
 describe('berrypack check output', () => {
-  const dir = tempPackage({
+  const dir = writtenPackage({
     'notes/a.md': '---\nname: notes.a\ndescription: d\ntools:\n    - x\n---\nBody\n',
     'notes/b.md': "---\nname: notes.bee\ntitle: ''\ndescription: d\n---\nBody\n",
   });
@@ -77,7 +64,9 @@ describe('berrypack check output', () => {
     const out = m.stdout();
     expect(out).toContain('notes/a.md\n  5:1  warning  Unexpected indentation of 4 spaces, expected 2  BP1040 SRC-5\n');
     expect(out).toContain('notes/b.md\n  2:7  warning  Unexpected file name `b.md` for `notes.bee`, expected `bee.md`  BP1091 SRC-9\n');
-    expect(out).toContain('  3:8  error  Unexpected empty string for `title`, expected a nonempty string  BP1070 SRC-8\n      1 | ---\n      2 | name: notes.bee\n    > 3 | title: \'\'\n        |        ^^\n');
+    expect(out).toContain(
+      "  3:8  error  Unexpected empty string for `title`, expected a nonempty string  BP1070 SRC-8\n      1 | ---\n      2 | name: notes.bee\n    > 3 | title: ''\n        |        ^^\n",
+    );
     expect(out).toContain('    hint: indent nested mappings and lists by two spaces\n');
     expect(out.trimEnd().split('\n').at(-1)).toBe('✖ 1 error, 2 warnings in 2 files');
     expect(out).not.toContain('\u001b[');
@@ -91,7 +80,7 @@ describe('berrypack check output', () => {
     expect(noColor.stdout()).not.toContain('\u001b[');
   });
   it('--max-warnings turns too many warnings into exit 1', async () => {
-    const warnOnly = tempPackage({ 'x.md': '---\nname: y\ndescription: d\n---\nBody\n' });
+    const warnOnly = writtenPackage({ 'x.md': '---\nname: y\ndescription: d\n---\nBody\n' });
     expect(await run(['check', '.'], memoryIo(warnOnly).io)).toBe(0);
     expect(await run(['check', '.', '--max-warnings', '1'], memoryIo(warnOnly).io)).toBe(0);
     expect(await run(['check', '.', '--max-warnings', '0'], memoryIo(warnOnly).io)).toBe(1);

@@ -6,14 +6,7 @@ const text = ['---', 'name: notes.compose', 'description: Note: x', 'model:', ' 
 describe('code frame', () => {
   it('marks the span with carets and shows two lines of context', () => {
     expect(codeFrame(text, { line: 3, column: 14 }, { line: 3, column: 21 })).toBe(
-      [
-        '  1 | ---',
-        '  2 | name: notes.compose',
-        '> 3 | description: Note: x',
-        '    |              ^^^^^^^',
-        '  4 | model:',
-        '  5 |   select:',
-      ].join('\n'),
+      ['  1 | ---', '  2 | name: notes.compose', '> 3 | description: Note: x', '    |              ^^^^^^^', '  4 | model:', '  5 |   select:'].join('\n'),
     );
   });
   it('clips context at the first line and uses one caret for an empty span', () => {

@@ -23,7 +23,7 @@ describe('diagnostic codes', () => {
       expect(code).toMatch(/^BP\d{4}$/);
       expect(info.rule, code).toMatch(RULE_IDS);
       expect(info.title.length, code).toBeGreaterThan(5);
-      expect(('example' in info) !== ('needs' in info), `${code} needs exactly one of example/needs`).toBe(true);
+      expect('example' in info !== 'needs' in info, `${code} needs exactly one of example/needs`).toBe(true);
     }
   });
   // Each example is built as the only source of a real package on disk, as a user would.

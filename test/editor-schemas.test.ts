@@ -47,12 +47,20 @@ describe('editor JSON Schemas', () => {
       for (const [name, text] of Object.entries(generated)) writeFileSync(path.join(SCHEMAS, name), text);
     }
     // Compared as JSON values, so a formatter's line breaks in the files do not count as drift.
-    const shipped = Object.fromEntries(readdirSync(SCHEMAS).filter((f) => f.endsWith('.json')).map((f) => [f, JSON.parse(readFileSync(path.join(SCHEMAS, f), 'utf8'))]));
+    const shipped = Object.fromEntries(
+      readdirSync(SCHEMAS)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => [f, JSON.parse(readFileSync(path.join(SCHEMAS, f), 'utf8'))]),
+    );
     expect(shipped).toEqual(Object.fromEntries(Object.entries(generated).map(([f, text]) => [f, JSON.parse(text)])));
   });
 
   const routine = validator('routine.schema.json');
-  const byKind = { model: validator('routine-model.schema.json'), code: validator('routine-code.schema.json'), instructions: validator('routine-instructions.schema.json') };
+  const byKind = {
+    model: validator('routine-model.schema.json'),
+    code: validator('routine-code.schema.json'),
+    instructions: validator('routine-instructions.schema.json'),
+  };
   const sources = filesUnder(path.join(ROOT, 'fixtures'), (n) => n.endsWith('.md')).filter((f) => readFileSync(f, 'utf8').startsWith('---'));
 
   it('accept the frontmatter of every routine the checker accepts, and refuse every broken one the checker refuses for its shape', () => {
@@ -91,9 +99,18 @@ describe('editor JSON Schemas', () => {
     ['no description (SRC-8)', (fm) => fm.replace(/^description:.*(\n([ \t]+|-).*)*/m, '')],
     ['a name with a space (NAME-1)', (fm) => fm.replace(/^name:.*$/m, 'name: two words')],
     ['an env. name (NAME-2)', (fm) => fm.replace(/^name:.*$/m, 'name: env.secret')],
-    ['a string for tools (TOOL-1)', (fm, kind) => `${fm.replace(/^tools:.*(\n([ \t]+|-).*)*/m, '')}\ntools: notes.compose`],
-    ['a port with nothing open (PORT-1)', (fm, kind) => (kind === 'instructions' ? undefined : `${fm.replace(/^port:.*(\n([ \t]+|-).*)*/m, '')}\nport:\n  input: false\n  output: false\n  limits:\n    bytes: 1\n    messages: 1\n    pending: 1`)],
-    ['a keyword outside the native profile (SCH-4)', (fm, kind) => (kind === 'instructions' ? undefined : `${fm.replace(/^input:.*(\n([ \t]+|-).*)*/m, '')}\ninput:\n  type: object\n  minProperties: 1`)],
+    ['a string for tools (TOOL-1)', (fm, _kind) => `${fm.replace(/^tools:.*(\n([ \t]+|-).*)*/m, '')}\ntools: notes.compose`],
+    [
+      'a port with nothing open (PORT-1)',
+      (fm, kind) =>
+        kind === 'instructions'
+          ? undefined
+          : `${fm.replace(/^port:.*(\n([ \t]+|-).*)*/m, '')}\nport:\n  input: false\n  output: false\n  limits:\n    bytes: 1\n    messages: 1\n    pending: 1`,
+    ],
+    [
+      'a keyword outside the native profile (SCH-4)',
+      (fm, kind) => (kind === 'instructions' ? undefined : `${fm.replace(/^input:.*(\n([ \t]+|-).*)*/m, '')}\ninput:\n  type: object\n  minProperties: 1`),
+    ],
     ['both select and provider (MDL-1)', (fm, kind) => (kind === 'model' ? fm.replace(/^model:\n/m, 'model:\n  provider: acme\n') : undefined)],
   ];
 
@@ -124,13 +141,23 @@ describe('editor JSON Schemas', () => {
 
   it('accept every plugin.json the checker accepts, and refuse the same manifest mistakes', () => {
     const errors = (file: string, text: string) => readManifest(file, Buffer.from(text)).diagnostics.filter((d) => d.severity === 'error');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each case mutates a different shape of manifest
     const mistakes: [string, (m: any) => void][] = [
       ['version 1 as a number', (m) => (m.version = 1)],
       ['an upper-case name', (m) => (m.name = 'Example.Notes')],
       ['no $schema', (m) => delete m.$schema],
       ['an unknown extension field', (m) => (m.extensions['ai.strawberry.berry'].permissions = ['x'])],
-      ['an agent without entry', (m) => { const b = m.extensions['ai.strawberry.berry']; b.agents = { a: { title: 'A', description: 'B' } }; }],
-      ['an import with two targets', (m) => (m.extensions['ai.strawberry.berry'].imports = [{ name: 'x', manifest: '../x/plugin.json', bundle: 'x.berry.json' }])],
+      [
+        'an agent without entry',
+        (m) => {
+          const b = m.extensions['ai.strawberry.berry'];
+          b.agents = { a: { title: 'A', description: 'B' } };
+        },
+      ],
+      [
+        'an import with two targets',
+        (m) => (m.extensions['ai.strawberry.berry'].imports = [{ name: 'x', manifest: '../x/plugin.json', bundle: 'x.berry.json' }]),
+      ],
       ['a resource without mimeType', (m) => (m.extensions['ai.strawberry.berry'].resources = [{ uri: 'app://x', path: 'x.txt' }])],
     ];
     expect(manifests.length).toBeGreaterThanOrEqual(10);

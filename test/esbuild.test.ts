@@ -6,14 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { createCompiler, readBundle } from '@berrypack/compiler';
 import berrypack from '../packages/esbuild/src/index.js';
 import { run } from '../packages/cli/src/index.js';
-import { bundleId, bundleOutput, copyFixtures, recordEnds, writeFiles } from './support/esbuild.js';
+import { bundleId, bundleOutput, recordEnds } from './support/esbuild.js';
+import { copyFixtures, tempDir, writeFiles } from './support/temp.js';
+import { memoryIo } from './support/memory-io.js';
 
 const silent = { logLevel: 'silent' } as const;
-
-function memoryIo(cwd: string) {
-  const out: string[] = [];
-  return { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) }, cwd, env: { NO_COLOR: '1' } };
-}
 
 async function failureOf(promise: Promise<unknown>): Promise<esbuild.BuildFailure> {
   try {
@@ -32,7 +29,8 @@ const BROKEN = {
     extensions: { 'ai.strawberry.berry': { sources: 'r', exports: ['pick'] } },
   }),
   // Non-ASCII before the error's column: esbuild counts UTF-8 bytes, the compiler UTF-16 units.
-  'broken/r/pick.md': "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['été 🍓', 'ü', 3]\n---\nPick one.\n",
+  'broken/r/pick.md':
+    "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['été 🍓', 'ü', 3]\n---\nPick one.\n",
   'main.js': "import app from './broken/plugin.json';\nexport default app;\n",
 };
 
@@ -45,11 +43,19 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('builds an imported package: the executed module describes the bundle written beside it', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'main.js': "import app from './notebook/plugin.json';\nimport compose from './notebook/routines/notes/compose.md';\nexport default { app, compose };\n",
     });
-    const result = await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent });
+    const result = await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      plugins: [berrypack()],
+      ...silent,
+    });
     expect(result.errors).toEqual([]);
     const expected = createCompiler().build(path.join(dir, 'notebook/plugin.json')).bundle!;
     const { default: loaded } = (await import(pathToFileURL(path.join(dir, 'dist/main.js')).href)) as {
@@ -77,12 +83,22 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('writes the same bundle and blobs as `berrypack build`', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app.id;\n" });
-    const result = await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outfile: 'out/esbuild/main.js', plugins: [berrypack()], ...silent });
+    const result = await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      outfile: 'out/esbuild/main.js',
+      plugins: [berrypack()],
+      ...silent,
+    });
     expect(result.errors).toEqual([]);
-    expect(await run(['build', 'imports/app/plugin.json', '--out-dir', 'out/cli'], memoryIo(dir))).toBe(0);
-    const listing = (d: string) => readdirSync(path.join(dir, d), { recursive: true, encoding: 'utf8' }).filter((f) => !f.endsWith('main.js')).sort();
+    expect(await run(['build', 'imports/app/plugin.json', '--out-dir', 'out/cli'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
+    const listing = (d: string) =>
+      readdirSync(path.join(dir, d), { recursive: true, encoding: 'utf8' })
+        .filter((f) => !f.endsWith('main.js'))
+        .sort();
     const names = listing('out/cli');
     expect(names).toEqual(listing('out/esbuild'));
     expect(names.some((n) => n.startsWith(path.join('blobs', 'sha256') + path.sep))).toBe(true);
@@ -95,7 +111,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('adds the bundle and its blobs to outputFiles (write: false) and to the metafile', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app;\n" });
     const result = await esbuild.build({
       absWorkingDir: dir,
@@ -122,13 +138,31 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('claims `?berrypack` imports of a manifest and a routine, as Rollup and Vite do, and keeps no absolute path in its output', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
-      'main.js': "import app from './notebook/plugin.json?berrypack';\nimport compose from './notebook/routines/notes/compose.md?berrypack';\nexport default [app.id, app.name, compose.name, compose.kind, compose.bundle.id];\n",
+      'main.js':
+        "import app from './notebook/plugin.json?berrypack';\nimport compose from './notebook/routines/notes/compose.md?berrypack';\nexport default [app.id, app.name, compose.name, compose.kind, compose.bundle.id];\n",
     });
-    const result = await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent });
+    const result = await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      plugins: [berrypack()],
+      ...silent,
+    });
     expect(result.errors).toEqual([]);
-    const id = JSON.parse(readFileSync(path.join(dir, 'dist', readdirSync(path.join(dir, 'dist')).find((f) => f.endsWith('.berry.json'))!), 'utf8')).id;
+    const id = JSON.parse(
+      readFileSync(
+        path.join(
+          dir,
+          'dist',
+          readdirSync(path.join(dir, 'dist')).find((f) => f.endsWith('.berry.json'))!,
+        ),
+        'utf8',
+      ),
+    ).id;
     const output = path.join(dir, 'dist', 'main.js');
     expect((await import(pathToFileURL(output).href)).default).toEqual([id, 'example.notebook', 'notes.compose', 'model', id]);
     const text = readFileSync(output, 'utf8');
@@ -138,9 +172,11 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('reports a package imported through its manifest and one of its routines once', async () => {
-    const dir = copyFixtures();
+    const dir = tempDir();
     writeFiles(dir, { ...BROKEN, 'main.js': "import app from './broken/plugin.json';\nimport pick from './broken/r/pick.md';\nexport default [app, pick];\n" });
-    const failure = await failureOf(esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }));
+    const failure = await failureOf(
+      esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }),
+    );
     expect(failure.errors.map((e) => e.text)).toEqual(["BP1282 Unexpected `3` in `input.enum`, expected a string (the schema's `type: string`)"]);
     expect(failure.warnings.map((e) => e.text)).toEqual(['BP1041 Unexpected non-empty flow list, expected it written expanded']);
     expect(existsSync(path.join(dir, 'dist'))).toBe(false);
@@ -148,9 +184,11 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('reports a broken package as exact esbuild messages and writes nothing', async () => {
-    const dir = copyFixtures();
+    const dir = tempDir();
     writeFiles(dir, BROKEN);
-    const failure = await failureOf(esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }));
+    const failure = await failureOf(
+      esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', plugins: [berrypack()], ...silent }),
+    );
     const trigger = {
       text: 'The plugin "berrypack" was triggered by this import',
       location: { file: 'main.js', namespace: '', line: 1, column: 16, length: 22, lineText: "import app from './broken/plugin.json';", suggestion: '' },
@@ -180,25 +218,35 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('fails on warnings with strict, and writes nothing', async () => {
-    const dir = copyFixtures();
-    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(", 3]", ", 'x']") });
+    const dir = tempDir();
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ", 'x']") });
     const options = { absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', ...silent };
     const lenient = await esbuild.build({ ...options, write: false, plugins: [berrypack()] });
     expect(lenient.warnings.map((w) => w.text)).toEqual(['BP1041 Unexpected non-empty flow list, expected it written expanded']);
     const failure = await failureOf(esbuild.build({ ...options, plugins: [berrypack({ strict: true })] }));
-    expect(failure.errors.map((e) => [e.text, e.detail])).toEqual([['BP1041 Unexpected non-empty flow list, expected it written expanded', { code: 'BP1041', rule: 'SRC-5' }]]);
+    expect(failure.errors.map((e) => [e.text, e.detail])).toEqual([
+      ['BP1041 Unexpected non-empty flow list, expected it written expanded', { code: 'BP1041', rule: 'SRC-5' }],
+    ]);
     expect(existsSync(path.join(dir, 'dist'))).toBe(false);
   });
 
   it('leaves other .json and .md imports alone, and refuses a .md that is not a source', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'other/plugin.json': '{"name": "not-berry"}',
       'notes.md': '# Notes\n',
       'main.js': "import other from './other/plugin.json';\nimport notes from './notes.md';\nexport default { other, notes };\n",
       'readme.js': "import readme from './notebook/routines/README.md';\nexport default readme;\n",
     });
-    const options = { absWorkingDir: dir, bundle: true, outdir: 'dist', write: false as const, format: 'esm' as const, loader: { '.md': 'text' as const }, ...silent };
+    const options = {
+      absWorkingDir: dir,
+      bundle: true,
+      outdir: 'dist',
+      write: false as const,
+      format: 'esm' as const,
+      loader: { '.md': 'text' as const },
+      ...silent,
+    };
     const plain = await esbuild.build({ ...options, entryPoints: ['main.js'], plugins: [berrypack()] });
     expect(plain.outputFiles.map((f) => path.basename(f.path))).toEqual(['main.js']);
     expect(plain.outputFiles[0]!.text).toContain('"not-berry"');
@@ -212,7 +260,7 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('follows include, exclude, emit and namedExports', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, {
       'main.js': "import app from './notebook/plugin.json';\nexport default app.id;\n",
       'named.js': "import { id } from './notebook/plugin.json';\nexport default id;\n",
@@ -229,7 +277,9 @@ describe('@berrypack/esbuild', () => {
       expect(result.outputFiles[0]!.text).not.toMatch(/sha256-/);
     }
     const claimed = await esbuild.build({ ...options, entryPoints: ['main.js'], plugins: [berrypack({ include: '**/plugin.json', exclude: /other/ })] });
-    expect(claimed.outputFiles.map((f) => path.basename(f.path)).sort()).toEqual(['main.js', expect.stringMatching(/^example\.notebook\.[0-9a-f]{12}\.berry\.json$/)].sort());
+    expect(claimed.outputFiles.map((f) => path.basename(f.path)).sort()).toEqual(
+      ['main.js', expect.stringMatching(/^example\.notebook\.[0-9a-f]{12}\.berry\.json$/)].sort(),
+    );
   });
 
   it('validates its options when created', () => {
@@ -240,9 +290,18 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('rebuilds a context after each change: edit, break, fix, code module, manifest, new and deleted routine', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
-    const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: 'dist', write: false, plugins: [berrypack()], ...silent });
+    const ctx = await esbuild.context({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: 'dist',
+      write: false,
+      plugins: [berrypack()],
+      ...silent,
+    });
     try {
       const rebuild = async () => bundleId(bundleOutput((await ctx.rebuild()).outputFiles));
       const file = (name: string) => path.join(dir, 'notebook/routines', name);
@@ -282,9 +341,17 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('rebuilds when a resource or an imported package changes', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app;\n" });
-    const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', write: false, plugins: [berrypack()], ...silent });
+    const ctx = await esbuild.context({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      outdir: 'dist',
+      write: false,
+      plugins: [berrypack()],
+      ...silent,
+    });
     try {
       const rebuild = async () => bundleId(bundleOutput((await ctx.rebuild()).outputFiles));
       const first = await rebuild();
@@ -300,10 +367,18 @@ describe('@berrypack/esbuild', () => {
   });
 
   it('picks up an edit, a new routine and a deleted one with context.watch()', { timeout: 120_000 }, async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
     const ends = recordEnds();
-    const ctx = await esbuild.context({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', write: false, plugins: [berrypack(), ends.plugin], ...silent });
+    const ctx = await esbuild.context({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      outdir: 'dist',
+      write: false,
+      plugins: [berrypack(), ends.plugin],
+      ...silent,
+    });
     const manifest = path.join(dir, 'notebook/plugin.json');
     // esbuild's watcher polls; a change can take about two seconds to be seen.
     const nextBuild = async () => {

@@ -4,22 +4,61 @@ describe('public exports', () => {
   it('@berrypack/compiler exposes exactly this API: the public one, no adapter or CLI internals', async () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
-      'BUNDLE_FORMAT', 'CODES', 'LineIndex', 'METHOD_FORMAT', 'RawJson', 'bundleFileName', 'canonicalJson', 'checkDirectory', 'checkMethod',
-      'checkSource', 'codeFrame', 'createBundle', 'createCompiler', 'elementType', 'findPlaceholders', 'hasErrors', 'isMethodFile',
-      'loadBundleFile', 'nodeHost', 'parseCatalog', 'readBundle', 'sortDiagnostics', 'writeBundle',
+      'BUNDLE_FORMAT',
+      'CODES',
+      'LineIndex',
+      'METHOD_FORMAT',
+      'RawJson',
+      'bundleFileName',
+      'canonicalJson',
+      'checkDirectory',
+      'checkMethod',
+      'checkSource',
+      'codeFrame',
+      'createBundle',
+      'createCompiler',
+      'elementType',
+      'findPlaceholders',
+      'hasErrors',
+      'isMethodFile',
+      'loadBundleFile',
+      'nodeHost',
+      'parseCatalog',
+      'readBundle',
+      'sortDiagnostics',
+      'writeBundle',
     ]);
   });
   it('@berrypack/compiler/internal-adapter is what bundler adapters need beyond it', async () => {
     const api = await import('../packages/compiler/src/internal-adapter.js');
     expect(Object.keys(api).sort()).toEqual([
-      'createBuildMemo', 'findPackageManifest', 'isBerryImport', 'isBerryManifest', 'manifestForImport', 'readNormalized',
-      'renderImportModule', 'renderPackageModule', 'renderRoutineModule', 'resolvePluginOptions', 'routineForFile',
+      'createBuildMemo',
+      'findPackageManifest',
+      'isBerryImport',
+      'isBerryManifest',
+      'manifestForImport',
+      'readNormalized',
+      'renderImportModule',
+      'renderPackageModule',
+      'renderRoutineModule',
+      'resolvePluginOptions',
+      'routineForFile',
     ]);
   });
   it('@berrypack/compiler/internal-cli is what the CLI needs beyond it', async () => {
     const api = await import('../packages/compiler/src/internal-cli.js');
     expect(Object.keys(api).sort()).toEqual([
-      'AnswerRecorder', 'TrackingHost', 'closest', 'escapeChar', 'escapeLine', 'findPackageManifest', 'firstDifference', 'nestingBound', 'normalizeNewlines', 'readNormalized', 'sameAnswersOnDisk',
+      'AnswerRecorder',
+      'TrackingHost',
+      'closest',
+      'escapeChar',
+      'escapeLine',
+      'findPackageManifest',
+      'firstDifference',
+      'nestingBound',
+      'normalizeNewlines',
+      'readNormalized',
+      'sameAnswersOnDisk',
     ]);
   });
   it('every subpath of the compiler is listed in its exports map, and the adapters and CLI import nothing else', async () => {
@@ -67,12 +106,26 @@ describe('public exports', () => {
       'writeBundle',
     ]);
   });
-  it('@berrypack/compiler/authoring is the editors\' seam', async () => {
+  it("@berrypack/compiler/authoring is the editors' seam", async () => {
     const api = await import('../packages/compiler/src/authoring/index.js');
     expect(Object.keys(api).sort()).toEqual([
-      'ALL_KEYWORDS', 'FIELDS', 'FIELD_VALUES', 'KEYWORDS_BY_TYPE', 'MANIFEST_FIELD_DOCS', 'NAME_VALUE_PATHS', 'NESTED_KEYS',
-      'ROUTINE_FIELD_DOCS', 'SCHEMA_TYPE_VALUES', 'editorSchemaFiles', 'entry', 'namespaceOf', 'pluginSchema', 'resolveName', 'routineReferences',
-      'routineSchemas', 'toJson',
+      'ALL_KEYWORDS',
+      'FIELDS',
+      'FIELD_VALUES',
+      'KEYWORDS_BY_TYPE',
+      'MANIFEST_FIELD_DOCS',
+      'NAME_VALUE_PATHS',
+      'NESTED_KEYS',
+      'ROUTINE_FIELD_DOCS',
+      'SCHEMA_TYPE_VALUES',
+      'editorSchemaFiles',
+      'entry',
+      'namespaceOf',
+      'pluginSchema',
+      'resolveName',
+      'routineReferences',
+      'routineSchemas',
+      'toJson',
     ]);
   });
   it('berrypack (the CLI package) exposes run', async () => {

@@ -5,7 +5,9 @@ import { checkDirectory } from '../packages/compiler/src/check-directory.js';
 import { ROOT } from './support/cli.js';
 
 const broken = path.join(ROOT, 'fixtures/broken');
-const cases = readdirSync(broken).filter((name) => statSync(path.join(broken, name)).isDirectory()).sort();
+const cases = readdirSync(broken)
+  .filter((name) => statSync(path.join(broken, name)).isDirectory())
+  .sort();
 
 describe('fixtures', () => {
   it('the example package checks clean', () => {

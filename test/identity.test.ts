@@ -8,7 +8,7 @@ import esbuildPlugin from '../packages/esbuild/src/index.js';
 import rollupPlugin from '../packages/rollup/src/index.js';
 import webpackPlugin from '../packages/webpack/src/index.js';
 import { run } from '../packages/cli/src/index.js';
-import { copyFixture, makeTempDir, removeDir, writeFiles } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 import { build as hostBuild, HOSTS, nodeConfig } from './support/webpack.js';
 
 /** The bundle and blob files under `dir`, relative, with their bytes. */
@@ -26,12 +26,12 @@ function emitted(dir: string): Map<string, Buffer> {
 describe('the same bundle bytes from the CLI, Rollup, Vite, esbuild, webpack and Rspack', () => {
   let dir: string;
   beforeAll(() => {
-    dir = makeTempDir('berrypack-identity-');
+    dir = tempDir('berrypack-identity-');
     copyFixture('imports/app', dir);
     copyFixture('imports/lib', dir);
     writeFiles(dir, { 'main.js': "import app from './app/plugin.json';\nexport default app;\n" });
   });
-  afterAll(() => removeDir(dir));
+  afterAll(() => cleanup(dir));
 
   it('writes byte-identical bundles and blobs under the same names', { timeout: 120_000 }, async () => {
     const out = (tool: string) => path.join(dir, 'out', tool);
@@ -50,7 +50,15 @@ describe('the same bundle bytes from the CLI, Rollup, Vite, esbuild, webpack and
       build: { outDir: out('vite'), minify: false, rolldownOptions: { input: path.join(dir, 'main.js') } },
     });
 
-    await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, format: 'esm', outdir: out('esbuild'), plugins: [esbuildPlugin()], logLevel: 'silent' });
+    await esbuild.build({
+      absWorkingDir: dir,
+      entryPoints: ['main.js'],
+      bundle: true,
+      format: 'esm',
+      outdir: out('esbuild'),
+      plugins: [esbuildPlugin()],
+      logLevel: 'silent',
+    });
 
     for (const host of HOSTS) {
       const outcome = await hostBuild(host, nodeConfig(dir, [webpackPlugin()], { output: { path: out(host.name) } }));

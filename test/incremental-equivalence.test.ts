@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -62,7 +62,10 @@ function copyOf(template: Template): string {
 }
 
 function prepare(template: Template, pool: string, count: number): void {
-  pools.set(pool, Array.from({ length: count }, () => copyOf(template)));
+  pools.set(
+    pool,
+    Array.from({ length: count }, () => copyOf(template)),
+  );
 }
 
 function takeWorkspace(template: Template, pool: string = template): Workspace {
@@ -76,7 +79,10 @@ beforeAll(async () => {
   cpSync(path.join(ROOT, 'fixtures/notebook'), notebook, { recursive: true });
   const generated = path.join(root, 'template-generated');
   generate.generatePackage(generated, 100);
-  for (const [name, dir] of [['notebook', notebook], ['generated', generated]] as const) {
+  for (const [name, dir] of [
+    ['notebook', notebook],
+    ['generated', generated],
+  ] as const) {
     templates.set(name, { dir, pristine: new Map(listFiles(dir).map((rel) => [rel, readFileSync(path.join(dir, rel))])) });
   }
   // Capped for long runs (BERRYPACK_FUZZ_SCALE): later sequences start on a fresh, racy copy.
@@ -247,7 +253,12 @@ function apply(ws: Workspace, edit: Edit, rebuild: () => void): string {
       const s = pick(sourcesOf(ws, 'instructions'), a);
       if (!s) return 'no-op (no instructions routine)';
       const others = namesOf(ws, 'instructions').filter((n) => n !== s.name);
-      const variants = [`Keep rule ${u} in mind.`, others.length > 0 ? `{{${pick(others, u)!}}}` : `Rule ${u}.`, `{{ missing.include${u} }}`, `Mind the [[${pick(namesOf(ws), u) ?? 'converse'}]] routine.`];
+      const variants = [
+        `Keep rule ${u} in mind.`,
+        others.length > 0 ? `{{${pick(others, u)!}}}` : `Rule ${u}.`,
+        `{{ missing.include${u} }}`,
+        `Mind the [[${pick(namesOf(ws), u) ?? 'converse'}]] routine.`,
+      ];
       const line = variants[b % variants.length]!;
       write(ws, s.rel, appendBody(s, line));
       return `append ${JSON.stringify(line)} to the body of instructions ${s.rel}`;
@@ -306,7 +317,10 @@ function apply(ws: Workspace, edit: Edit, rebuild: () => void): string {
       return `first tool of ${s.rel} → ${tool}`;
     }
     case 'rename': {
-      const s = pick(sourcesOf(ws).filter((x) => x.name !== undefined), a);
+      const s = pick(
+        sourcesOf(ws).filter((x) => x.name !== undefined),
+        a,
+      );
       if (!s) return 'no-op (no named routine)';
       const others = namesOf(ws).filter((n) => n !== s.name);
       const name = pick([`${s.name!}${u}`, `${s.name!}-v${u}`, pick(others, u) ?? `${s.name!}${u}`, `Not A Name ${u}`], b)!;
@@ -326,7 +340,9 @@ function apply(ws: Workspace, edit: Edit, rebuild: () => void): string {
       let schema = block[1]!;
       let what: string;
       if (b % 2 === 0) {
-        schema = /^ {2}required:[ \t]*\n/m.test(schema) ? schema.replace(/^ {2}required:[ \t]*\n/m, `  required:\n    - extra${u}\n`) : `${schema}  required:\n    - extra${u}\n`;
+        schema = /^ {2}required:[ \t]*\n/m.test(schema)
+          ? schema.replace(/^ {2}required:[ \t]*\n/m, `  required:\n    - extra${u}\n`)
+          : `${schema}  required:\n    - extra${u}\n`;
         what = `require a new ${key} property extra${u}`;
       } else {
         const types = /^( {6}type: )(\w+)$/m.exec(schema);
@@ -369,7 +385,14 @@ function apply(ws: Workspace, edit: Edit, rebuild: () => void): string {
         // The same last segment in another namespace: short references to it become ambiguous.
         const segment = twinOf.split('.').pop()!;
         const rel = `routines/twin${u}/${segment}.md`;
-        write(ws, rel, compose(`name: twin${u}.${segment}\ndescription: Twin of ${twinOf}.\nlanguage: javascript\n`, 'export default function run(input) {\n  return input;\n}\n'));
+        write(
+          ws,
+          rel,
+          compose(
+            `name: twin${u}.${segment}\ndescription: Twin of ${twinOf}.\nlanguage: javascript\n`,
+            'export default function run(input) {\n  return input;\n}\n',
+          ),
+        );
         return `add code routine twin${u}.${segment} at ${rel}, a twin of ${twinOf}`;
       }
       const dirs = [...new Set(sourcesOf(ws).map((s) => path.posix.dirname(s.rel)))].sort();
@@ -383,12 +406,26 @@ function apply(ws: Workspace, edit: Edit, rebuild: () => void): string {
       const kind = (['model', 'instructions', 'code'] as const)[b % 3]!;
       if (kind === 'model') {
         const tools = code ? `tools:\n  - ${code}\n` : '';
-        write(ws, rel, compose(`name: ${name}\ndescription: Added model ${u}.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: object\n  required:\n    - goal\n  properties:\n    goal:\n      type: string\n${tools}`, `Added ${u}: {{ $.input.goal }}\n${instructions ? `{{${instructions}}}\n` : ''}`));
+        write(
+          ws,
+          rel,
+          compose(
+            `name: ${name}\ndescription: Added model ${u}.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: object\n  required:\n    - goal\n  properties:\n    goal:\n      type: string\n${tools}`,
+            `Added ${u}: {{ $.input.goal }}\n${instructions ? `{{${instructions}}}\n` : ''}`,
+          ),
+        );
       } else if (kind === 'instructions') {
         write(ws, rel, compose(`name: ${name}\ndescription: Added instructions ${u}.\n`, `Keep answers short (${u}).\n`));
       } else {
         const imports = module ? `import * as lib from '${specifier(rel, module)}';\n\n` : '';
-        write(ws, rel, compose(`name: ${name}\ndescription: Added code ${u}.\nlanguage: javascript\n`, `${imports}export default function run(input) {\n  return input;\n}\n`));
+        write(
+          ws,
+          rel,
+          compose(
+            `name: ${name}\ndescription: Added code ${u}.\nlanguage: javascript\n`,
+            `${imports}export default function run(input) {\n  return input;\n}\n`,
+          ),
+        );
       }
       return `add ${kind} routine ${name} at ${rel}`;
     }
@@ -575,9 +612,16 @@ function difference(ws: Workspace, incremental: BuildResult, fresh: BuildResult)
     let at = 0;
     while (at < Math.min(bytesA.length, bytesB.length) && bytesA[at] === bytesB[at]) at++;
     const around = (bytes: Buffer) => JSON.stringify(bytes.subarray(Math.max(0, at - 80), at + 80).toString('utf8'));
-    out.push(`bundle bytes differ at byte ${at} (${bytesA.length} vs ${bytesB.length} bytes):\n    incremental …${around(bytesA)}…\n    fresh       …${around(bytesB)}…`);
+    out.push(
+      `bundle bytes differ at byte ${at} (${bytesA.length} vs ${bytesB.length} bytes):\n    incremental …${around(bytesA)}…\n    fresh       …${around(bytesB)}…`,
+    );
   }
-  if (!isDeepStrictEqual(incremental.summary, fresh.summary)) out.push(`summary differs (incremental vs fresh):\n    ${differingPaths(incremental.summary, fresh.summary).map((d) => d.split(ws.dir).join('<pkg>')).join('\n    ')}`);
+  if (!isDeepStrictEqual(incremental.summary, fresh.summary))
+    out.push(
+      `summary differs (incremental vs fresh):\n    ${differingPaths(incremental.summary, fresh.summary)
+        .map((d) => d.split(ws.dir).join('<pkg>'))
+        .join('\n    ')}`,
+    );
   const files = listDifference(ws, 'files', incremental.files, fresh.files);
   if (files) out.push(files);
   const directories = listDifference(ws, 'directories', incremental.directories, fresh.directories);
@@ -839,7 +883,11 @@ describe('incremental rebuilds: sequences spelled out', () => {
     // match: BP2101 there relates both declarations, by line. Moving `search.rank`'s `name`
     // line down must move that related location, though only search/rank.md changed.
     withSession('notebook', (s) => {
-      write(s.ws, 'routines/twin/rank.md', compose('name: twin.rank\ndescription: A twin of search.rank.\nlanguage: javascript\n', 'export default function run(input) {\n  return input;\n}\n'));
+      write(
+        s.ws,
+        'routines/twin/rank.md',
+        compose('name: twin.rank\ndescription: A twin of search.rank.\nlanguage: javascript\n', 'export default function run(input) {\n  return input;\n}\n'),
+      );
       s.rebuild();
       s.edit('routines/converse.md', (t) => t.replace('  - notes.triage\n', '  - notes.triage\n  - rank\n'));
       const ambiguous = s.rebuild().result.diagnostics.find((d) => d.code === 'BP2101');
@@ -855,15 +903,19 @@ describe('incremental rebuilds: sequences spelled out', () => {
     // Both edits and the build between them fall in one tick, so the file's stamp does not
     // change: only the rule that a file changed within 100 ms of its read is not trusted
     // keeps the second edit from being served the first's bytes.
-    withSession('notebook', (s) => {
-      const rel = 'routines/notes/triage.md';
-      alignTo(100, 15);
-      s.edit(rel, (t) => t.replace('Urgent means', 'Urgent meant'));
-      s.compiler.build(s.ws.manifest);
-      s.edit(rel, (t) => t.replace('Urgent meant', 'Urgent mean!'));
-      const { result } = s.rebuild();
-      expect(result.bundle!.text).toContain('Urgent mean!');
-    }, coarseHost(100));
+    withSession(
+      'notebook',
+      (s) => {
+        const rel = 'routines/notes/triage.md';
+        alignTo(100, 15);
+        s.edit(rel, (t) => t.replace('Urgent means', 'Urgent meant'));
+        s.compiler.build(s.ws.manifest);
+        s.edit(rel, (t) => t.replace('Urgent meant', 'Urgent mean!'));
+        const { result } = s.rebuild();
+        expect(result.bundle!.text).toContain('Urgent mean!');
+      },
+      coarseHost(100),
+    );
   });
 
   it('racy stamps, 1 s tick: a same-size edit in the second of the read is seen', () => {
@@ -874,15 +926,19 @@ describe('incremental rebuilds: sequences spelled out', () => {
     // A fixed 100 ms racy window failed this: the long-lived compiler kept serving the first
     // edit's bytes until the file changed again (seen with nodeHost on a real ext4 made with
     // 128-byte inodes, as well as with this host).
-    withSession('notebook', (s) => {
-      const rel = 'routines/notes/triage.md';
-      alignTo(1_000, 200);
-      s.edit(rel, (t) => t.replace('Urgent means', 'Urgent meant'));
-      sleep(150);
-      s.compiler.build(s.ws.manifest);
-      s.edit(rel, (t) => t.replace('Urgent meant', 'Urgent mean!'));
-      const { result } = s.rebuild();
-      expect(result.bundle!.text).toContain('Urgent mean!');
-    }, coarseHost(1_000));
+    withSession(
+      'notebook',
+      (s) => {
+        const rel = 'routines/notes/triage.md';
+        alignTo(1_000, 200);
+        s.edit(rel, (t) => t.replace('Urgent means', 'Urgent meant'));
+        sleep(150);
+        s.compiler.build(s.ws.manifest);
+        s.edit(rel, (t) => t.replace('Urgent meant', 'Urgent mean!'));
+        const { result } = s.rebuild();
+        expect(result.bundle!.text).toContain('Urgent mean!');
+      },
+      coarseHost(1_000),
+    );
   });
 });

@@ -6,7 +6,7 @@ import { naturalCompare } from '../packages/cli/src/inspect-html/graph.js';
 import { squarify } from '../packages/cli/src/inspect-html/layout.js';
 import { Browser, chromiumOrSkip, type Page } from './support/chromium.js';
 import { berrypack, ROOT } from './support/cli.js';
-import { cleanup, copyFixtures, tempDir } from './support/temp.js';
+import { cleanup, copyFixtures } from './support/temp.js';
 
 /** Screenshots are kept for a person to look at (gitignored). */
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
@@ -14,7 +14,17 @@ const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 interface Content {
   agents: Record<string, { entry: string }>;
   exports: { target: { kind: string; name?: string } }[];
-  sources: Record<string, { kind: string; path: string; tools?: { target: { kind: string; name?: string; alias?: string } }[]; includes?: string[]; next?: { to?: { kind: string; name: string } | null }; code?: { imports: string[] } }>;
+  sources: Record<
+    string,
+    {
+      kind: string;
+      path: string;
+      tools?: { target: { kind: string; name?: string; alias?: string } }[];
+      includes?: string[];
+      next?: { to?: { kind: string; name: string } | null };
+      code?: { imports: string[] };
+    }
+  >;
   imports: { name: string }[];
   code: { total: number; entries: { path: string; size: number }[] };
 }
@@ -33,12 +43,14 @@ function buildAndInspect(work: string, manifest: string): { bundle: string; page
 
 /** What the graph must show, read straight from the bundle's routine records. */
 function expectedEdges(content: Content): string[] {
-  const target = (t: { kind: string; name?: string; alias?: string }) => (t.kind === 'source' ? `routine:${t.name}` : t.kind === 'import' ? `import:${t.alias}` : `external:${t.name}`);
+  const target = (t: { kind: string; name?: string; alias?: string }) =>
+    t.kind === 'source' ? `routine:${t.name}` : t.kind === 'import' ? `import:${t.alias}` : `external:${t.name}`;
   const aliases = new Set(content.imports.map((i) => i.name));
   const edges: string[] = [];
   for (const [name, s] of Object.entries(content.sources)) {
     for (const t of s.tools ?? []) edges.push(`routine:${name} ${target(t.target)} tools`);
-    for (const inc of s.includes ?? []) edges.push(`routine:${name} ${content.sources[inc] || !aliases.has(inc) ? `routine:${inc}` : `import:${inc}`} includes`);
+    for (const inc of s.includes ?? [])
+      edges.push(`routine:${name} ${content.sources[inc] || !aliases.has(inc) ? `routine:${inc}` : `import:${inc}`} includes`);
     if (s.next?.to) edges.push(`routine:${name} ${target(s.next.to)} next`);
     for (const m of s.code?.imports ?? []) edges.push(`routine:${name} module:${m} imports`);
   }
@@ -115,13 +127,29 @@ describe.skipIf(!chromium)('inspect --html in headless Chromium', () => {
       `[...document.querySelectorAll('.node')].map((n) => ({ id: n.dataset.id, kind: n.dataset.kind, agent: n.classList.contains('agent'), exported: n.classList.contains('exported'), focusable: n.tabIndex === 0 }))`,
     );
     const routines = nodes.filter((n) => n.id.startsWith('routine:'));
-    expect(routines.map((n) => n.id).sort()).toEqual(Object.keys(content.sources).map((n) => `routine:${n}`).sort());
+    expect(routines.map((n) => n.id).sort()).toEqual(
+      Object.keys(content.sources)
+        .map((n) => `routine:${n}`)
+        .sort(),
+    );
     for (const n of routines) expect(n.kind).toBe(content.sources[n.id.slice('routine:'.length)]!.kind);
     const entries = new Set(Object.values(content.agents).map((a) => a.entry));
-    expect(routines.filter((n) => n.agent).map((n) => n.id.slice(8)).sort()).toEqual([...entries].sort());
-    expect(routines.filter((n) => n.exported).map((n) => n.id.slice(8)).sort()).toEqual(content.exports.map((e) => e.target.name!).sort());
+    expect(
+      routines
+        .filter((n) => n.agent)
+        .map((n) => n.id.slice(8))
+        .sort(),
+    ).toEqual([...entries].sort());
+    expect(
+      routines
+        .filter((n) => n.exported)
+        .map((n) => n.id.slice(8))
+        .sort(),
+    ).toEqual(content.exports.map((e) => e.target.name!).sort());
     expect(nodes.every((n) => n.focusable)).toBe(true);
-    const edges = await page.evaluate<string[]>(`[...document.querySelectorAll('.edge')].map((e) => e.dataset.from + ' ' + e.dataset.to + ' ' + e.dataset.kind)`);
+    const edges = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('.edge')].map((e) => e.dataset.from + ' ' + e.dataset.to + ' ' + e.dataset.kind)`,
+    );
     expect(edges.filter((e) => !e.endsWith(' refs')).sort()).toEqual(expectedEdges(content));
     expect(expectedEdges(content).some((e) => e.endsWith(' next'))).toBe(true);
     expect(expectedEdges(content).some((e) => e.endsWith(' includes'))).toBe(true);
@@ -129,14 +157,20 @@ describe.skipIf(!chromium)('inspect --html in headless Chromium', () => {
     const cells = await page.evaluate<{ path: string; size: number; area: number }[]>(
       `[...document.querySelectorAll('#treemap .cell')].map((c) => { const r = c.getBoundingClientRect(); return { path: c.dataset.path, size: Number(c.dataset.size), area: r.width * r.height }; })`,
     );
-    const box = await page.evaluate<{ area: number }>(`(() => { const t = document.getElementById('treemap'); return { area: t.clientWidth * t.clientHeight }; })()`);
+    const box = await page.evaluate<{ area: number }>(
+      `(() => { const t = document.getElementById('treemap'); return { area: t.clientWidth * t.clientHeight }; })()`,
+    );
     expect(cells.map((c) => `${c.path} ${c.size}`).sort()).toEqual(content.code.entries.map((e) => `${e.path} ${e.size}`).sort());
     for (const c of cells) expect(c.area / box.area).toBeCloseTo(c.size / content.code.total, 2);
 
     // A click on a routine shows its frontmatter, schemas and body.
-    const at = await page.evaluate<{ x: number; y: number }>(`(() => { const r = document.querySelector('[data-id="routine:notes.compose"] rect.box').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+    const at = await page.evaluate<{ x: number; y: number }>(
+      `(() => { const r = document.querySelector('[data-id="routine:notes.compose"] rect.box').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+    );
     await page.click(at.x, at.y);
-    const shown = await page.evaluate<{ title: string; text: string }>(`({ title: document.getElementById('details-title').textContent, text: document.getElementById('details-body').textContent })`);
+    const shown = await page.evaluate<{ title: string; text: string }>(
+      `({ title: document.getElementById('details-title').textContent, text: document.getElementById('details-body').textContent })`,
+    );
     expect(shown.title).toBe('notes.compose');
     expect(shown.text).toContain('name: notes.compose');
     expect(shown.text).toContain('Output schema');
@@ -166,7 +200,9 @@ describe.skipIf(!chromium)('inspect --html in headless Chromium', () => {
     expect(page.errors).toEqual([]);
 
     const dark = await open(file, 'dark');
-    const colours = await dark.evaluate<{ bg: string; fg: string }>(`({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color })`);
+    const colours = await dark.evaluate<{ bg: string; fg: string }>(
+      `({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color })`,
+    );
     expect(colours).toEqual({ bg: 'rgb(20, 22, 27)', fg: 'rgb(230, 232, 238)' });
     writeFileSync(path.join(ARTIFACTS, 'inspect-notebook-dark.png'), await dark.screenshot());
     expect(dark.errors).toEqual([]);
@@ -175,10 +211,14 @@ describe.skipIf(!chromium)('inspect --html in headless Chromium', () => {
   it('shows a package import as its own node, reached by the tools and includes that name it', async () => {
     const { page: file, content } = buildAndInspect(work, 'imports/app/plugin.json');
     const page = await open(file, 'light');
-    const edges = await page.evaluate<string[]>(`[...document.querySelectorAll('.edge')].map((e) => e.dataset.from + ' ' + e.dataset.to + ' ' + e.dataset.kind)`);
+    const edges = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('.edge')].map((e) => e.dataset.from + ' ' + e.dataset.to + ' ' + e.dataset.kind)`,
+    );
     expect(edges.filter((e) => !e.endsWith(' refs')).sort()).toEqual(expectedEdges(content));
     expect(edges).toContain('routine:greet import:shout tools');
-    const kinds = await page.evaluate<Record<string, string>>(`Object.fromEntries([...document.querySelectorAll('.node')].map((n) => [n.dataset.id, n.dataset.kind]))`);
+    const kinds = await page.evaluate<Record<string, string>>(
+      `Object.fromEntries([...document.querySelectorAll('.node')].map((n) => [n.dataset.id, n.dataset.kind]))`,
+    );
     expect(kinds['import:shout']).toBe('import');
     await page.evaluate(`document.querySelector('[data-id="import:shout"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`);
     expect(await page.evaluate<string>(`document.getElementById('details-body').textContent`)).toContain('text.shout');

@@ -127,8 +127,18 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     connection.listen();
     client = new Client(connection, child);
-    const init = await connection.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: pathToFileURL(work).href, capabilities: {}, workspaceFolders: null });
-    expect(init.capabilities).toMatchObject({ hoverProvider: true, definitionProvider: true, completionProvider: expect.any(Object), codeActionProvider: expect.any(Object) });
+    const init = await connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: pathToFileURL(work).href,
+      capabilities: {},
+      workspaceFolders: null,
+    });
+    expect(init.capabilities).toMatchObject({
+      hoverProvider: true,
+      definitionProvider: true,
+      completionProvider: expect.any(Object),
+      codeActionProvider: expect.any(Object),
+    });
     await connection.sendNotification(InitializedNotification.type, {});
   });
 
@@ -181,7 +191,8 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     await client.diagnosticsOf(uri, (l) => l.length === 0);
 
     const method = path.join(work, 'search.method.yaml');
-    const doc = 'format: method/2\nname: search_topic\ngoal: Finds pages about a topic.\ninputs:\n  query:\n    type: text\n    description: What to search for.\nsteps:\n  search:\n    in:\n      query: inputs.querry\n    do: Search the web for {{query}} and return the titles found.\n    out:\n      titles:\n        type: list\n        description: Titles of matching pages.\n        items:\n          type: text\nresult: titles\n';
+    const doc =
+      'format: method/2\nname: search_topic\ngoal: Finds pages about a topic.\ninputs:\n  query:\n    type: text\n    description: What to search for.\nsteps:\n  search:\n    in:\n      query: inputs.querry\n    do: Search the web for {{query}} and return the titles found.\n    out:\n      titles:\n        type: list\n        description: Titles of matching pages.\n        items:\n          type: text\nresult: titles\n';
     writeFileSync(method, doc);
     const [m] = await client.diagnosticsOf(client.open(method, doc), (l) => l.length > 0);
     expect(m).toMatchObject({ code: 'BP6061', range: { start: at(doc, 'inputs.querry') }, data: { hint: 'did you mean `inputs.query`?' } });
@@ -223,7 +234,11 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     expect(await client.diagnosticsOf(uri, () => true)).toEqual([]);
     client.change(uri, text.replace('{{notes.style}}', '{{notes.styel}}'));
     const [d] = await client.diagnosticsOf(uri, (l) => l.some((x) => x.code === 'BP2201'));
-    expect(d).toMatchObject({ code: 'BP2201', range: { start: at(text, 'notes.style}}'), end: at(text, 'notes.style}}', 'notes.style'.length) }, data: { rule: 'TPL-1' } });
+    expect(d).toMatchObject({
+      code: 'BP2201',
+      range: { start: at(text, 'notes.style}}'), end: at(text, 'notes.style}}', 'notes.style'.length) },
+      data: { rule: 'TPL-1' },
+    });
     const actions = await client.connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d!.range, context: { diagnostics: [d!] } });
     expect(actions!.map((a) => a.title)).toContain('Replace `notes.styel` with `notes.style`');
 
@@ -246,7 +261,10 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const converse = path.join(work, 'notebook/routines/converse.md');
     const uri = pathToFileURL(converse).href;
     const text = readFileSync(converse, 'utf8');
-    const edited = text.replace('tools:\n', 'out\ntools:\n  - \n').replace('  max_output_tokens: 2000\n', '  max_output_tokens: 2000\n  select:\n    operation: generation\n    \n').replace(/^  select:\n    operation: generation\n    interaction: request\n/m, '');
+    const edited = text
+      .replace('tools:\n', 'out\ntools:\n  - \n')
+      .replace('  max_output_tokens: 2000\n', '  max_output_tokens: 2000\n  select:\n    operation: generation\n    \n')
+      .replace(/^ {2}select:\n {4}operation: generation\n {4}interaction: request\n/m, '');
     client.change(uri, edited);
     const keys = await client.complete(uri, at(edited, 'out\ntools', 3));
     const labels = keys.map((k) => k.label);
@@ -285,7 +303,7 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     client.change(uri, text);
   });
 
-  it('hovers a routine name (title, description, schemas) and a key (the spec\'s words), and goes to definitions', async () => {
+  it("hovers a routine name (title, description, schemas) and a key (the spec's words), and goes to definitions", async () => {
     const converse = path.join(work, 'notebook/routines/converse.md');
     const uri = pathToFileURL(converse).href;
     const text = readFileSync(converse, 'utf8');
@@ -297,36 +315,65 @@ describe('berrypack lsp --stdio, through a real LSP client', () => {
     const key = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: at(text, 'tools:', 1) });
     expect((key!.contents as { value: string }).value).toContain('singleton mappings from a name to options');
 
-    const tool = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position: at(text, '- search.answer', 5) })) as Location[];
+    const tool = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri },
+      position: at(text, '- search.answer', 5),
+    })) as Location[];
     const answer = path.join(work, 'notebook/routines/search/answer.md');
-    expect(tool).toEqual([{ uri: pathToFileURL(answer).href, range: { start: at(readFileSync(answer, 'utf8'), 'search.answer'), end: at(readFileSync(answer, 'utf8'), 'search.answer', 'search.answer'.length) } }]);
-    const include = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position: at(text, '{{notes.style}}', 4) })) as Location[];
+    expect(tool).toEqual([
+      {
+        uri: pathToFileURL(answer).href,
+        range: { start: at(readFileSync(answer, 'utf8'), 'search.answer'), end: at(readFileSync(answer, 'utf8'), 'search.answer', 'search.answer'.length) },
+      },
+    ]);
+    const include = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri },
+      position: at(text, '{{notes.style}}', 4),
+    })) as Location[];
     expect(include.map((l) => l.uri)).toEqual([pathToFileURL(path.join(work, 'notebook/routines/notes/style.md')).href]);
 
     const compose = path.join(work, 'notebook/routines/notes/compose.md');
     const composeText = readFileSync(compose, 'utf8');
     const composeUri = client.open(compose);
-    const next = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: composeUri }, position: at(composeText, 'notes.count', 3) })) as Location[];
+    const next = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: composeUri },
+      position: at(composeText, 'notes.count', 3),
+    })) as Location[];
     expect(next.map((l) => l.uri)).toEqual([pathToFileURL(path.join(work, 'notebook/routines/notes/count.md')).href]);
 
     // plugin.json: an agent's entry and an exports item resolve with no caller namespace (REF-3).
     const manifest = path.join(work, 'notebook/plugin.json');
     const manifestText = readFileSync(manifest, 'utf8');
     const manifestUri = pathToFileURL(manifest).href;
-    const entry = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"converse"', 2) })) as Location[];
+    const entry = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: manifestUri },
+      position: at(manifestText, '"converse"', 2),
+    })) as Location[];
     expect(entry.map((l) => l.uri)).toEqual([uri]);
-    const exported = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"search.answer"', 3) })) as Location[];
+    const exported = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: manifestUri },
+      position: at(manifestText, '"search.answer"', 3),
+    })) as Location[];
     expect(exported.map((l) => l.uri)).toEqual([pathToFileURL(answer).href]);
-    const exportCard = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"notes.compose"', 3) });
+    const exportCard = await client.connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: manifestUri },
+      position: at(manifestText, '"notes.compose"', 3),
+    });
     expect((exportCard!.contents as { value: string }).value).toContain('**notes.compose** · model');
-    const title = await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: manifestUri }, position: at(manifestText, '"Notebook"', 2) });
+    const title = await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: manifestUri },
+      position: at(manifestText, '"Notebook"', 2),
+    });
     expect(title).toEqual([]);
 
     // An import alias goes to the routine the import exports, in the other package.
     const greet = path.join(work, 'imports/app/greet.md');
     const greetText = readFileSync(greet, 'utf8');
     const greetUri = client.open(greet);
-    const shout = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: greetUri }, position: at(greetText, '- shout', 3) })) as Location[];
+    const shout = (await client.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: greetUri },
+      position: at(greetText, '- shout', 3),
+    })) as Location[];
     expect(shout.map((l) => l.uri)).toEqual([pathToFileURL(path.join(work, 'imports/lib/text/shout.md')).href]);
     const unknown = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri: greetUri }, position: at(greetText, 'Greet', 1) });
     expect(unknown).toBeNull();

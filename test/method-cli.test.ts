@@ -61,7 +61,13 @@ describe('berrypack method (the real bin, MTH-18)', () => {
       runId,
       status: 'needs_attention',
       steps: { collect: 'passed', draft: 'passed', approve: 'waiting', publish: 'pending', remember: 'pending' },
-      pending: [{ step: 'approve', kind: 'ask', request: `Please review the weekly report for week 2025-W14 (attached). Summary: ${SUMMARY}\nApprove it for publication, or say what to change.\n` }],
+      pending: [
+        {
+          step: 'approve',
+          kind: 'ask',
+          request: `Please review the weekly report for week 2025-W14 (attached). Summary: ${SUMMARY}\nApprove it for publication, or say what to change.\n`,
+        },
+      ],
       diagnostics: [],
     });
     expect(method(['status', runId, '--data-dir', dir])).toEqual({ code: 0, json: started.json, stderr: '' });
@@ -69,7 +75,12 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     // resume reuses the run's --script and --environment: they were recorded at the start.
     const resumed = method(['resume', runId, '--data-dir', dir, '--step', 'approve', '--response-json', '{"approved": true, "comment": "Ship it"}']);
     const report = `# Weekly report 2025-W14\n\n${SUMMARY}\n\n## Ada Lovelace\n\n- ENG-12 Fix the login timeout: closed\n- ENG-15 Cache session tokens: updated\n\n## Grace Hopper\n\n- ENG-9 Silence compiler warnings: closed\n\nPrevious report: none (none).\n`;
-    const file = { path: `runs/${runId}/files/draft/report_file.md`, sha256: createHash('sha256').update(report).digest('hex'), size: Buffer.byteLength(report), format: 'markdown' };
+    const file = {
+      path: `runs/${runId}/files/draft/report_file.md`,
+      sha256: createHash('sha256').update(report).digest('hex'),
+      size: Buffer.byteLength(report),
+      format: 'markdown',
+    };
     expect(resumed).toEqual({
       code: 0,
       stderr: '',
@@ -87,8 +98,15 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     expect(JSON.parse(readFileSync(path.join(dir, 'reports/last.json'), 'utf8'))).toEqual({ week: '2025-W14', url: URL });
     expect(method(['status', runId, '--data-dir', dir])).toEqual({ code: 0, json: resumed.json, stderr: '' });
 
-    const record = JSON.parse(readFileSync(path.join(dir, 'runs', runId, 'run.json'), 'utf8')) as { steps: Record<string, { check?: { status: string; reason?: string }; changes?: unknown }> };
-    expect(record.steps['publish']!.changes).toEqual({ 'environment.wiki': { target: 'environment.wiki', after: { section: 'Week 2025-W14', observed: 'The section is at the top of the page; its text matches the report file.' } } });
+    const record = JSON.parse(readFileSync(path.join(dir, 'runs', runId, 'run.json'), 'utf8')) as {
+      steps: Record<string, { check?: { status: string; reason?: string }; changes?: unknown }>;
+    };
+    expect(record.steps['publish']!.changes).toEqual({
+      'environment.wiki': {
+        target: 'environment.wiki',
+        after: { section: 'Week 2025-W14', observed: 'The section is at the top of the page; its text matches the report file.' },
+      },
+    });
     expect(record.steps['remember']!.check).toMatchObject({ status: 'ambiguous', reason: 'no judge: the script has no `remember.check` entry' });
     expect(record.steps['draft']!.check).toMatchObject({ status: 'passed' });
 
@@ -100,7 +118,11 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     const dir = withPeople('rejected');
     const runId = method(['run', FIXTURE, '--data-dir', dir, '--inputs', '{"week": "2025-W14"}', '--environment', ENVIRONMENT, '--script', SCRIPT]).json.runId!;
     const wrong = berrypack(['method', 'resume', runId, '--data-dir', dir, '--step', 'approve', '--response', 'no']);
-    expect(wrong).toEqual({ code: 2, stdout: '', stderr: 'berrypack method: Unexpected response: the response to `approve` (`approval`) must be a record, not text (give JSON with --response-json)\n' });
+    expect(wrong).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'berrypack method: Unexpected response: the response to `approve` (`approval`) must be a record, not text (give JSON with --response-json)\n',
+    });
     const done = method(['resume', runId, '--data-dir', dir, '--step', 'approve', '--response-json', '{"approved": false, "comment": "Add the outage"}']);
     expect(done.json).toMatchObject({ status: 'completed', steps: { publish: 'skipped', remember: 'skipped' } });
     expect(Object.keys(done.json.result as object)).toEqual(['Report', 'Approval']);
@@ -113,7 +135,9 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     expect(r.code).toBe(0);
     const runId = /run-[0-9a-f-]{36}/.exec(r.stdout)![0];
     const shownDir = path.relative(process.cwd(), dir).startsWith('..') ? dir : path.relative(process.cwd(), dir);
-    expect(r.stdout).toContain(['✔ collect   passed', '✔ draft     passed', '… approve   waiting', '· publish   pending', '· remember  pending', ''].join('\n'));
+    expect(r.stdout).toContain(
+      ['✔ collect   passed', '✔ draft     passed', '… approve   waiting', '· publish   pending', '· remember  pending', ''].join('\n'),
+    );
     expect(r.stdout).toContain(`→ berrypack method resume ${runId} --data-dir ${shownDir} --step approve`);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`needs_attention · 5 steps · ${runId}`);
   });
@@ -145,18 +169,29 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     });
   });
 
-  it('MTH-18: confirm --done takes the step\'s outputs with --response-json; without them the step waits (missing-output), never completed with a null result', async () => {
+  it("MTH-18: confirm --done takes the step's outputs with --response-json; without them the step waits (missing-output), never completed with a null result", async () => {
     const file = path.join(tmp, 'post.method.yaml');
     writeFileSync(
       file,
       [
-        'format: method/2', 'name: post', 'goal: Post a note on the wiki and share its address.',
-        'environment:', '  wiki: {type: browser, description: A browser signed in to the wiki.}',
+        'format: method/2',
+        'name: post',
+        'goal: Post a note on the wiki and share its address.',
+        'environment:',
+        '  wiki: {type: browser, description: A browser signed in to the wiki.}',
         'steps:',
-        '  post:', '    in: {wiki: environment.wiki}', '    do: Post the note on {{wiki}}.', '    changes: [environment.wiki]',
-        '    out: {url: {type: text, description: The address of the post.}}', '    check: {present: url}',
-        '  share:', '    in: {url: url}', '    do: Share {{url}}.', '    out: {note: {type: text, description: The message.}}',
-        'result: note', '',
+        '  post:',
+        '    in: {wiki: environment.wiki}',
+        '    do: Post the note on {{wiki}}.',
+        '    changes: [environment.wiki]',
+        '    out: {url: {type: text, description: The address of the post.}}',
+        '    check: {present: url}',
+        '  share:',
+        '    in: {url: url}',
+        '    do: Share {{url}}.',
+        '    out: {note: {type: text, description: The message.}}',
+        'result: note',
+        '',
       ].join('\n'),
     );
     const checked = checkMethod(file, readFileSync(file));
@@ -165,7 +200,11 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     let runId = '';
     let entered!: () => void;
     const started = new Promise<void>((resolve) => (entered = resolve));
-    void runMethod(checked.method!, { dataDir: dir, environment: { wiki: {} }, executor: async (r) => ((runId = r.runId), entered(), new Promise<never>(() => {})) });
+    void runMethod(checked.method!, {
+      dataDir: dir,
+      environment: { wiki: {} },
+      executor: async (r) => ((runId = r.runId), entered(), new Promise<never>(() => {})),
+    });
     await started;
     const copy = dataDir('confirm');
     cpSync(dir, copy, { recursive: true });
@@ -190,10 +229,17 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     expect(text.stdout).toContain(`→ berrypack method confirm ${runId} --data-dir ${copy} --step post --done --response-json OUTPUTS | --redo`);
     const wrong = berrypack(['method', 'confirm', runId, ...common, '--done', '--response-json', '1']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toBe("berrypack method: Unexpected response: the response to `post` (`url`) must be text, not number 1\n");
+    expect(wrong.stderr).toBe('berrypack method: Unexpected response: the response to `post` (`url`) must be text, not number 1\n');
     const done = method(['confirm', runId, ...common, '--done', '--response-json', '"https://wiki.example/p"']);
     expect(done.code).toBe(0);
-    expect(done.json).toEqual({ runId, status: 'completed', steps: { post: 'passed', share: 'unchecked' }, pending: [], diagnostics: [], result: 'Shared https://wiki.example/p' });
+    expect(done.json).toEqual({
+      runId,
+      status: 'completed',
+      steps: { post: 'passed', share: 'unchecked' },
+      pending: [],
+      diagnostics: [],
+      result: 'Shared https://wiki.example/p',
+    });
   });
 
   it('refuses usage mistakes with one line on stderr and exit 2', () => {
@@ -202,11 +248,20 @@ describe('berrypack method (the real bin, MTH-18)', () => {
       [['method'], ''],
       [['method', 'launch', 'x'], 'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm or status (see berrypack method --help)\n'],
       [['method', 'run', FIXTURE], "berrypack method: Unexpected arguments without --data-dir DIR, expected the method's data folder\n"],
-      [['method', 'status', 'run-nope', '--data-dir', dir], `berrypack method: Unexpected run id \`run-nope\`: no method.json in ${path.join(dir, 'runs', 'run-nope')}\n`],
+      [
+        ['method', 'status', 'run-nope', '--data-dir', dir],
+        `berrypack method: Unexpected run id \`run-nope\`: no method.json in ${path.join(dir, 'runs', 'run-nope')}\n`,
+      ],
       [['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected arguments, expected exactly one of --done or --redo\n'],
-      [['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a', '--redo', '--response', 'x'], "berrypack method: Unexpected a response with --redo, expected the step's outputs only with --done\n"],
+      [
+        ['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a', '--redo', '--response', 'x'],
+        "berrypack method: Unexpected a response with --redo, expected the step's outputs only with --done\n",
+      ],
       [['method', 'status', 'run-x', '--data-dir', dir, '--script', 'x'], 'berrypack method: Unexpected --script for `method status`\n'],
-      [['method', 'resume', 'run-x', '--data-dir', dir, '--step', 'a'], 'berrypack method: Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE\n'],
+      [
+        ['method', 'resume', 'run-x', '--data-dir', dir, '--step', 'a'],
+        'berrypack method: Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE\n',
+      ],
     ];
     for (const [args, stderr] of cases) {
       const r = berrypack(args);
@@ -225,7 +280,19 @@ describe('RUN-4: method run reads runtime.yaml beside the document, or --config'
     writeFileSync(path.join(dir, 'runtime.yaml'), 'environment:\n  tracker: {tools: [a], writes: [b]}\n');
     const bad = method(['run', path.join(dir, 'weekly-report.method.yaml'), '--data-dir', dataDir('configured-data'), '--script', SCRIPT]);
     expect(bad.code).toBe(1);
-    expect(bad.json).toMatchObject({ runId: null, status: 'failed', error: { code: 'invalid-runtime-yaml' }, diagnostics: [expect.objectContaining({ code: 'BP9010', line: 2, column: 33, message: 'Unexpected "b" in environment.tracker.writes, expected one of its tools (a)' })] });
+    expect(bad.json).toMatchObject({
+      runId: null,
+      status: 'failed',
+      error: { code: 'invalid-runtime-yaml' },
+      diagnostics: [
+        expect.objectContaining({
+          code: 'BP9010',
+          line: 2,
+          column: 33,
+          message: 'Unexpected "b" in environment.tracker.writes, expected one of its tools (a)',
+        }),
+      ],
+    });
     const missing = berrypack(['method', 'run', FIXTURE, '--data-dir', dataDir('configured-missing'), '--config', 'nowhere.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Unexpected --config nowhere\.yaml: ENOENT/);

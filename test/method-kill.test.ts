@@ -125,7 +125,10 @@ writeFileSync(methodFile, METHOD);
 function args(action: string, step = ''): string[] {
   return [host, runtime, compiler, action, dataDir, methodFile, log, runId, step];
 }
-function inNewProcess(action: string, step?: string): { status: string; steps: Record<string, string>; pending: { step: string; kind: string }[]; result?: Record<string, unknown> } {
+function inNewProcess(
+  action: string,
+  step?: string,
+): { status: string; steps: Record<string, string>; pending: { step: string; kind: string }[]; result?: Record<string, unknown> } {
   const r = spawnSync(process.execPath, args(action, step), { encoding: 'utf8', timeout: 60_000 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -150,7 +153,14 @@ describe('a method run killed mid-run (MTH-18)', () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const steps = record()?.steps;
-      if (steps && steps['gather']!.status === 'passed' && steps['draft']!.status === 'passed' && steps['summarize']!.status === 'running' && steps['count']!.status === 'running') break;
+      if (
+        steps &&
+        steps['gather']!.status === 'passed' &&
+        steps['draft']!.status === 'passed' &&
+        steps['summarize']!.status === 'running' &&
+        steps['count']!.status === 'running'
+      )
+        break;
       if (Date.now() > deadline) throw new Error(`the run did not reach the blocking steps: ${JSON.stringify(record())}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -170,7 +180,11 @@ describe('a method run killed mid-run (MTH-18)', () => {
     });
 
     const resumed = inNewProcess('resume');
-    expect(resumed).toMatchObject({ status: 'needs_attention', steps: { gather: 'passed', draft: 'passed', summarize: 'unchecked', count: 'uncertain', finish: 'pending' }, pending: [{ step: 'count', kind: 'uncertain' }] });
+    expect(resumed).toMatchObject({
+      status: 'needs_attention',
+      steps: { gather: 'passed', draft: 'passed', summarize: 'unchecked', count: 'uncertain', finish: 'pending' },
+      pending: [{ step: 'count', kind: 'uncertain' }],
+    });
     // The interrupted step without changes ran again; the uncertain write did not.
     expect(invocations().slice(6)).toEqual(['summarize']);
     expect(existsSync(path.join(dataDir, 'tally.json'))).toBe(false);

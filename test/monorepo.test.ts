@@ -32,7 +32,11 @@ function turbo(): { status: Record<string, 'hit' | 'miss'>; output: string } {
 
 function bundles(pkg: string): Record<string, string> {
   const out = path.join(repo, 'packages', pkg, 'dist');
-  return Object.fromEntries(readdirSync(out).filter((f) => f.endsWith('.berry.json')).map((f) => [f, readFileSync(path.join(out, f), 'utf8')]));
+  return Object.fromEntries(
+    readdirSync(out)
+      .filter((f) => f.endsWith('.berry.json'))
+      .map((f) => [f, readFileSync(path.join(out, f), 'utf8')]),
+  );
 }
 
 describe('a turbo monorepo of plugin packages', () => {

@@ -47,8 +47,14 @@ describe('the tarballs', () => {
     for (const p of packed) {
       expect(p.files, p.name).toContain('LICENSE');
       expect(p.files, p.name).toContain('README.md');
-      expect(p.files.filter((f) => /\.tsbuildinfo$|\.map$|^src\//.test(f) || /(^|\/)\.tsbuildinfo$/.test(f)), p.name).toEqual([]);
-      expect(p.files.some((f) => f.endsWith('.d.ts')), p.name).toBe(true);
+      expect(
+        p.files.filter((f) => /\.tsbuildinfo$|\.map$|^src\//.test(f) || /(^|\/)\.tsbuildinfo$/.test(f)),
+        p.name,
+      ).toEqual([]);
+      expect(
+        p.files.some((f) => f.endsWith('.d.ts')),
+        p.name,
+      ).toBe(true);
     }
   });
 
@@ -83,13 +89,22 @@ describe('the tarballs', () => {
         expect(readFileSync(path.join(installed, file), 'utf8'), `${p.name}/${file}`).not.toMatch(/function (canonicalJson|createCompiler)\b/);
       }
     }
-    expect(readdirSync(path.join(project, 'node_modules', '@berrypack')).sort()).toEqual(packed.filter((p) => p.name.startsWith('@berrypack/')).map((p) => p.name.slice('@berrypack/'.length)).sort());
+    expect(readdirSync(path.join(project, 'node_modules', '@berrypack')).sort()).toEqual(
+      packed
+        .filter((p) => p.name.startsWith('@berrypack/'))
+        .map((p) => p.name.slice('@berrypack/'.length))
+        .sort(),
+    );
   });
 
   it('pass publint (strict) and are the types wrong? (the ESM-only profile where there is no CommonJS build)', async () => {
     for (const p of packed) {
       const bytes = readFileSync(p.tarball);
-      const { messages } = await publint({ pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }, strict: true, level: 'suggestion' });
+      const { messages } = await publint({
+        pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+        strict: true,
+        level: 'suggestion',
+      });
       expect(messages, p.name).toEqual([]);
       // attw's profiles: `esm-only` ignores the node10 and node16-from-CommonJS resolutions, `node16` only node10.
       const hasCjs = JSON.stringify(p.manifest['exports'] ?? {}).includes('"require"');
@@ -109,9 +124,13 @@ describe('the published types', () => {
     // project has no rollup), an error under `skipLibCheck: false` and `any` otherwise.
     for (const p of packed) {
       const installed = path.join(project, 'node_modules', p.name);
-      const optional = Object.entries((p.manifest['peerDependenciesMeta'] ?? {}) as Record<string, { optional?: boolean }>).filter(([, meta]) => meta.optional).map(([name]) => name);
+      const optional = Object.entries((p.manifest['peerDependenciesMeta'] ?? {}) as Record<string, { optional?: boolean }>)
+        .filter(([, meta]) => meta.optional)
+        .map(([name]) => name);
       if (optional.length === 0) continue;
-      const entries = JSON.stringify(p.manifest['exports']).match(/"types":"([^"]+)"/g)!.map((m) => m.slice('"types":"'.length, -1));
+      const entries = JSON.stringify(p.manifest['exports'])
+        .match(/"types":"([^"]+)"/g)!
+        .map((m) => m.slice('"types":"'.length, -1));
       const seen = new Set<string>();
       const queue = entries.map((e) => path.join(installed, e));
       const reached: string[] = [];
@@ -119,15 +138,26 @@ describe('the published types', () => {
         const file = queue.pop()!;
         if (seen.has(file)) continue;
         seen.add(file);
-        const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+        const code = readFileSync(file, 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/\/\/.*$/gm, '');
         for (const m of code.matchAll(/(?:from\s+|import\(\s*|import\s+)['"]([^'"]+)['"]/g)) {
           const specifier = m[1]!;
           if (specifier.startsWith('.')) queue.push(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.d.ts')));
-          else reached.push(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+          else
+            reached.push(
+              specifier
+                .split('/')
+                .slice(0, specifier.startsWith('@') ? 2 : 1)
+                .join('/'),
+            );
         }
       }
       expect(seen.size, p.name).toBeGreaterThan(1);
-      expect(reached.filter((name) => optional.includes(name)), p.name).toEqual([]);
+      expect(
+        reached.filter((name) => optional.includes(name)),
+        p.name,
+      ).toEqual([]);
     }
   });
 });
@@ -135,7 +165,9 @@ describe('the published types', () => {
 describe('the README, followed literally in a project outside the repository', () => {
   it('builds with Rollup, Vite and esbuild from ES module and CommonJS configs and the CLI, all to the same bundle bytes', () => {
     const { files, commands } = readmeSection('In a Rollup, Vite, esbuild, webpack or Rspack build');
-    expect([...files.keys()]).toEqual(expect.arrayContaining(['hello/plugin.json', 'rollup.config.mjs', 'rollup.config.cjs', 'vite.config.cjs', 'build.cjs', 'src/main.js']));
+    expect([...files.keys()]).toEqual(
+      expect.arrayContaining(['hello/plugin.json', 'rollup.config.mjs', 'rollup.config.cjs', 'vite.config.cjs', 'build.cjs', 'src/main.js']),
+    );
     const outputs: string[] = [];
     for (const command of commands) {
       const { status, out } = sh(command);
@@ -151,7 +183,9 @@ describe('the README, followed literally in a project outside the repository', (
       bundles.set(key, [...(bundles.get(key) ?? []), dir!]);
     }
     // One bundle, the same name and bytes from all eight builds.
-    expect([...bundles.values()].map((dirs) => dirs.sort())).toEqual([['cli', 'esbuild', 'esbuild-cjs', 'rollup', 'rollup-as-cjs', 'rollup-cjs', 'vite', 'vite-cjs']]);
+    expect([...bundles.values()].map((dirs) => dirs.sort())).toEqual([
+      ['cli', 'esbuild', 'esbuild-cjs', 'rollup', 'rollup-as-cjs', 'rollup-cjs', 'vite', 'vite-cjs'],
+    ]);
     const bundleName = [...bundles.keys()][0]!.split(' ')[0]!;
     const id = JSON.parse(readFileSync(path.join(dist, 'cli', bundleName), 'utf8')).id as string;
 
@@ -165,34 +199,41 @@ describe('the README, followed literally in a project outside the repository', (
     expect(outputs.at(-1)).toMatch(/"words": 0[\s\S]*completed · 3 calls/);
   }, 600_000);
 
-  it('serves an unchanged package from the installed CLI\'s build cache', () => {
+  it("serves an unchanged package from the installed CLI's build cache", () => {
     const { status, out } = sh('npx berrypack build hello --out-dir dist/cli-again && npx berrypack build hello --out-dir dist/cli-again');
     expect(status, out).toBe(0);
     expect(out).toMatch(/\(from the cache\)/);
   }, 120_000);
 
-  it('bundles the runtime for Node with esbuild, nothing external but Node\'s built-ins, and runs a code routine with it', () => {
-    writeFileSync(path.join(project, 'run.mjs'), [
-      "import { readdirSync, readFileSync } from 'node:fs';",
-      "import { createRuntime, loadBundle } from '@berrypack/runtime';",
-      "const file = readdirSync('dist/cli').find((f) => f.endsWith('.berry.json'));",
-      "const bundle = await loadBundle(readFileSync(`dist/cli/${file}`));",
-      "const runtime = createRuntime();",
-      "const preparation = runtime.prepare(bundle, { grants: [], models: { default: { provider: 'scripted', script: { greet: [{ output: { text: 'Hello there, Ada' } }] } } } });",
-      "const { executionId } = await runtime.start(preparation, { agent: 'hello' }, { name: 'Ada' });",
-      "const outcome = await runtime.result(executionId);",
-      "console.log(JSON.stringify(outcome.output));",
-      "await runtime.close();",
-      '',
-    ].join('\n'));
-    const { status, out } = sh("npx berrypack build hello --out-dir dist/cli && node -e \"require('esbuild').buildSync({ entryPoints: ['run.mjs'], bundle: true, platform: 'node', format: 'esm', outfile: 'app/run.mjs', logLevel: 'error' })\" && node app/run.mjs");
+  it("bundles the runtime for Node with esbuild, nothing external but Node's built-ins, and runs a code routine with it", () => {
+    writeFileSync(
+      path.join(project, 'run.mjs'),
+      [
+        "import { readdirSync, readFileSync } from 'node:fs';",
+        "import { createRuntime, loadBundle } from '@berrypack/runtime';",
+        "const file = readdirSync('dist/cli').find((f) => f.endsWith('.berry.json'));",
+        'const bundle = await loadBundle(readFileSync(`dist/cli/${file}`));',
+        'const runtime = createRuntime();',
+        "const preparation = runtime.prepare(bundle, { grants: [], models: { default: { provider: 'scripted', script: { greet: [{ output: { text: 'Hello there, Ada' } }] } } } });",
+        "const { executionId } = await runtime.start(preparation, { agent: 'hello' }, { name: 'Ada' });",
+        'const outcome = await runtime.result(executionId);',
+        'console.log(JSON.stringify(outcome.output));',
+        'await runtime.close();',
+        '',
+      ].join('\n'),
+    );
+    const { status, out } = sh(
+      "npx berrypack build hello --out-dir dist/cli && node -e \"require('esbuild').buildSync({ entryPoints: ['run.mjs'], bundle: true, platform: 'node', format: 'esm', outfile: 'app/run.mjs', logLevel: 'error' })\" && node app/run.mjs",
+    );
     expect(status, out).toBe(0);
     expect(out).toMatch(/\n\{"text":"Hello there, Ada","words":3\}\n$/);
     expect(readFileSync(path.join(project, 'app/run.mjs'), 'utf8')).not.toMatch(/from ["']typescript["']|import\(["']typescript["']\)/);
   }, 120_000);
 
   it('a missing dist/ tells an installed user to reinstall, not to run a build script', () => {
-    const { status, out } = sh('mv node_modules/berrypack/dist node_modules/berrypack/dist-away && node node_modules/berrypack/bin/berrypack.js --help; s=$?; mv node_modules/berrypack/dist-away node_modules/berrypack/dist; exit $s');
+    const { status, out } = sh(
+      'mv node_modules/berrypack/dist node_modules/berrypack/dist-away && node node_modules/berrypack/bin/berrypack.js --help; s=$?; mv node_modules/berrypack/dist-away node_modules/berrypack/dist; exit $s',
+    );
     expect(status).toBe(2);
     expect(out).toMatch(/^berrypack: cannot load the CLI \(ERR_MODULE_NOT_FOUND\): the berrypack package is incomplete; reinstall it/);
   });

@@ -7,7 +7,9 @@ import { npm, workspaces } from './support/pack-install.js';
 
 describe('npm publish --dry-run of every package', () => {
   it('would publish each workspace at one version, with public access, its LICENSE and no sources', () => {
-    const manifests = workspaces().map((ws) => JSON.parse(readFileSync(`${ROOT}/${ws}/package.json`, 'utf8')) as { name: string; version: string; private?: boolean });
+    const manifests = workspaces().map(
+      (ws) => JSON.parse(readFileSync(`${ROOT}/${ws}/package.json`, 'utf8')) as { name: string; version: string; private?: boolean },
+    );
     const out = npm(['publish', '--dry-run', '--workspaces', '--ignore-scripts', '--json', '--offline'], ROOT);
     const report = JSON.parse(out) as Record<string, { name: string; version: string; access?: string | null; files: { path: string }[] }>;
     expect(Object.keys(report).sort()).toEqual(manifests.map((m) => m.name).sort());
@@ -15,9 +17,19 @@ describe('npm publish --dry-run of every package', () => {
     for (const manifest of manifests) {
       const entry = report[manifest.name]!;
       expect(manifest.private, manifest.name).toBeUndefined();
-      expect(entry.files.map((f) => f.path), manifest.name).toContain('LICENSE');
-      expect(entry.files.filter((f) => f.path.startsWith('src/') || f.path.endsWith('.map')), manifest.name).toEqual([]);
-      expect((JSON.parse(readFileSync(`${ROOT}/${workspaces()[manifests.indexOf(manifest)]}/package.json`, 'utf8')) as { publishConfig?: { access?: string } }).publishConfig?.access, manifest.name).toBe('public');
+      expect(
+        entry.files.map((f) => f.path),
+        manifest.name,
+      ).toContain('LICENSE');
+      expect(
+        entry.files.filter((f) => f.path.startsWith('src/') || f.path.endsWith('.map')),
+        manifest.name,
+      ).toEqual([]);
+      expect(
+        (JSON.parse(readFileSync(`${ROOT}/${workspaces()[manifests.indexOf(manifest)]}/package.json`, 'utf8')) as { publishConfig?: { access?: string } })
+          .publishConfig?.access,
+        manifest.name,
+      ).toBe('public');
     }
     // The changelog has a section for the version being released, or for what is unreleased.
     const changelog = readFileSync(`${ROOT}/CHANGELOG.md`, 'utf8');

@@ -16,7 +16,11 @@ describe('a remote build cache shared by two clones', () => {
     const { first } = r.runs;
     expect(first.built).toEqual(ALL);
     expect(Object.values(first.tasks).map((t) => t.status)).toEqual(['MISS', 'MISS', 'MISS']);
-    expect(r.stored).toEqual(Object.values(first.tasks).flatMap((t) => [t.hash, `${t.hash}.tag`]).sort());
+    expect(r.stored).toEqual(
+      Object.values(first.tasks)
+        .flatMap((t) => [t.hash, `${t.hash}.tag`])
+        .sort(),
+    );
   });
 
   it('a second clone elsewhere is FULL TURBO from the remote, runs no build and holds identical bundles', () => {
@@ -39,7 +43,7 @@ describe('a remote build cache shared by two clones', () => {
     expect(r.pulledIdentical).toBe(true);
   });
 
-  it('refuses an artifact swapped in the server\'s storage (signature) and rebuilds it to the same bytes', () => {
+  it("refuses an artifact swapped in the server's storage (signature) and rebuilds it to the same bytes", () => {
     const { tampered, afterEdit } = r.runs;
     expect(tampered.built).toEqual(['greeter']);
     expect(tampered.tasks['greeter']).toEqual({ status: 'MISS', source: null, hash: afterEdit.tasks['greeter']!.hash });

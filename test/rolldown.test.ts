@@ -4,7 +4,8 @@ import { createCompiler, loadBundleFile } from '@berrypack/compiler';
 import { rolldown, type RolldownPluginOption } from 'rolldown';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, readOutput, removeDir, writeFiles } from './support/bundlers.js';
+import { importModule, readOutput } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 
 interface PackageModule {
   id: string;
@@ -17,9 +18,9 @@ interface PackageModule {
 describe('@berrypack/rollup in rolldown', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   it('the same plugin object builds packages and routines', async () => {
     copyFixture('notebook', dir);
@@ -40,9 +41,11 @@ describe('@berrypack/rollup in rolldown', () => {
     await build.write({ dir: out, format: 'es' });
     await build.close();
 
-    const { notebook, greeter, compose } = await importModule<{ notebook: PackageModule; greeter: PackageModule; compose: { name: string; bundle: { id: string } } }>(
-      path.join(out, 'main.js'),
-    );
+    const { notebook, greeter, compose } = await importModule<{
+      notebook: PackageModule;
+      greeter: PackageModule;
+      compose: { name: string; bundle: { id: string } };
+    }>(path.join(out, 'main.js'));
     const compiler = createCompiler();
     const expected = compiler.build(path.join(dir, 'notebook/plugin.json')).bundle!;
     expect(notebook).toMatchObject({
@@ -68,13 +71,14 @@ describe('@berrypack/rollup in rolldown', () => {
       'broken/hello.md': '---\nname: hello\ndescription: Says hello.\ntools:\n  - nowhere\n---\nSay hello.\n',
       'main.js': "export { default } from './broken/plugin.json';\n",
     });
-    const failure = await rolldown({ input: path.join(dir, 'main.js'), plugins: [berrypack()], logLevel: 'silent' }).then(
-      (build) => build.generate({ format: 'es' }),
-    ).catch((error: unknown) => error);
+    const failure = await rolldown({ input: path.join(dir, 'main.js'), plugins: [berrypack()], logLevel: 'silent' })
+      .then((build) => build.generate({ format: 'es' }))
+      .catch((error: unknown) => error);
     // rolldown gathers the build's errors in `errors`, each the log the plugin gave it plus its own fields.
     expect((failure as { errors?: unknown[] }).errors).toMatchObject([
       {
-        message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
+        message:
+          'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
         pluginCode: 'BP2110',
         rule: 'TOOL-6',
         hint: 'if `nowhere` is an external tool, list it in plugin.json `requires` (the build has no catalog)',
@@ -89,11 +93,18 @@ describe('@berrypack/rollup in rolldown', () => {
 
   it('reports a package imported through its manifest and one of its routines once', async () => {
     writeFiles(dir, {
-      'twice/plugin.json': JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'example.twice', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['hello'] } } }),
+      'twice/plugin.json': JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'example.twice',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { exports: ['hello'] } },
+      }),
       'twice/hello.md': '---\nname: hello\ndescription: Says hello.\ntools:\n  - nowhere\n---\nSay hello.\n',
       'both.js': "import app from './twice/plugin.json';\nimport hello from './twice/hello.md';\nexport default [app, hello];\n",
     });
-    const failure = await rolldown({ input: path.join(dir, 'both.js'), plugins: [berrypack()], logLevel: 'silent' }).then((build) => build.generate({ format: 'es' })).catch((error: unknown) => error);
+    const failure = await rolldown({ input: path.join(dir, 'both.js'), plugins: [berrypack()], logLevel: 'silent' })
+      .then((build) => build.generate({ format: 'es' }))
+      .catch((error: unknown) => error);
     expect(((failure as { errors?: { pluginCode?: string }[] }).errors ?? []).map((e) => e.pluginCode)).toEqual(['BP2110']);
   });
 });

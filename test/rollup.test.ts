@@ -6,7 +6,8 @@ import { createCompiler, loadBundleFile, readBundle } from '@berrypack/compiler'
 import { rollup, watch, type Plugin, type RollupLog } from 'rollup';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, nextBuild, readOutput, rebuild, removeDir, writeFiles } from './support/bundlers.js';
+import { importModule, nextBuild, readOutput, rebuild } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 
 // Under NodeNext, TypeScript reads this package's types as CommonJS (it has no "type": "module")
 // and puts the factory at `.default`; Vitest loads its ESM build, whose default export is the factory.
@@ -53,9 +54,9 @@ const BROKEN = {
 describe('@berrypack/rollup in Rollup', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   it('imports packages and routines: the chunk runs, the assets are the compiler’s bytes and names', async () => {
     copyFixture('notebook', dir);
@@ -76,7 +77,9 @@ describe('@berrypack/rollup in Rollup', () => {
     await build.write({ dir: out, format: 'es' });
     await build.close();
 
-    const { notebook, greeter, compose } = await importModule<{ notebook: PackageModule; greeter: PackageModule; compose: RoutineModule }>(path.join(out, 'main.js'));
+    const { notebook, greeter, compose } = await importModule<{ notebook: PackageModule; greeter: PackageModule; compose: RoutineModule }>(
+      path.join(out, 'main.js'),
+    );
     const compiler = createCompiler();
     const expected = compiler.build(path.join(dir, 'notebook/plugin.json')).bundle!;
     expect(notebook).toMatchObject({
@@ -141,7 +144,9 @@ describe('@berrypack/rollup in Rollup', () => {
     const failedLoad = `Could not load ${path.join(dir, 'broken/plugin.json')}?berrypack (imported by ${path.relative(process.cwd(), input)}): [plugin berrypack] ${shown}`;
 
     const warnings: RollupLog[] = [];
-    const failure = await rollup({ input, plugins: [berrypack()], onLog: (level, log) => void (level === 'warn' && warnings.push(log)) }).catch((error: unknown) => error);
+    const failure = await rollup({ input, plugins: [berrypack()], onLog: (level, log) => void (level === 'warn' && warnings.push(log)) }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toMatchObject({
       // The hint in the message: Rollup prints no `hint` field.
       message: `${failedLoad} (7:4): BP2110 Unexpected unknown tool \`nowhere\`, expected a model or code routine, a callable import or an external tool\nhint: if \`nowhere\` is an external tool, list it in plugin.json \`requires\` (the build has no catalog)`,
@@ -156,7 +161,10 @@ describe('@berrypack/rollup in Rollup', () => {
     });
     expect(warnings).toHaveLength(1);
     expect(Object.keys(warnings[0]!).sort()).toEqual(['code', 'frame', 'hint', 'id', 'loc', 'message', 'plugin', 'pluginCode', 'rule']);
-    expect(warnings[0]).toMatchObject({ ...warning, message: `[plugin berrypack] ${shown} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}` });
+    expect(warnings[0]).toMatchObject({
+      ...warning,
+      message: `[plugin berrypack] ${shown} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}`,
+    });
 
     // A catalog (here by path) that lists the tool clears the error; the warning stays a warning.
     writeFiles(dir, { 'catalog.json': JSON.stringify({ models: [], tools: [{ name: 'nowhere' }] }) });
@@ -167,7 +175,12 @@ describe('@berrypack/rollup in Rollup', () => {
     expect(warnings.map((w) => w.pluginCode)).toEqual(['BP1041']);
 
     const strict = await rollup({ input, plugins: [berrypack({ catalog, strict: true })], logLevel: 'silent' }).catch((error: unknown) => error);
-    expect(strict).toMatchObject({ ...warning, code: 'PLUGIN_ERROR', hook: 'load', message: `${failedLoad} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}` });
+    expect(strict).toMatchObject({
+      ...warning,
+      code: 'PLUGIN_ERROR',
+      hook: 'load',
+      message: `${failedLoad} (5:10): BP1041 Unexpected non-empty flow mapping, expected it written expanded\nhint: ${warning.hint}`,
+    });
   });
 
   it('refuses an imported .md that is not a source of its package', async () => {
@@ -256,9 +269,9 @@ describe('@berrypack/rollup in Rollup', () => {
       const edited = await current();
       expect(edited.id).not.toBe(first.id);
 
-      const broken = await rebuild(watcher, () => writeFileSync(compose, original.replace('visibility: public\n', 'visibility: public\ntools:\n  - nowhere\n'))).catch(
-        (error: unknown) => error,
-      );
+      const broken = await rebuild(watcher, () =>
+        writeFileSync(compose, original.replace('visibility: public\n', 'visibility: public\ntools:\n  - nowhere\n')),
+      ).catch((error: unknown) => error);
       expect(broken).toMatchObject({ pluginCode: 'BP2110', plugin: 'berrypack', loc: { file: compose, line: 5, column: 4 } });
 
       await rebuild(watcher, () => writeFileSync(compose, original));

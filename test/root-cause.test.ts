@@ -4,8 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler } from '@berrypack/compiler';
-import { cleanup, tempDir } from './support/temp.js';
-import { writeFiles } from './support/esbuild.js';
+import { cleanup, tempDir, writeFiles } from './support/temp.js';
 
 const dirs: string[] = [];
 afterAll(() => cleanup(...dirs));
@@ -28,12 +27,19 @@ describe('a routine that fails to parse', () => {
     const manifest = path.join(dir, 'plugin.json');
     const first = compiler.build(manifest);
     expect(first.ok).toBe(false);
-    expect(first.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, path.relative(dir, d.file), d.line])).toEqual([['BP1050', 'r/count.md', 3]]);
+    expect(first.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, path.relative(dir, d.file), d.line])).toEqual([
+      ['BP1050', 'r/count.md', 3],
+    ]);
 
     // Deleted: now the references are unknown, reported in the same compiler (no stale reuse).
     rmSync(path.join(dir, 'r/count.md'));
     const second = compiler.build(manifest);
-    expect(second.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code).sort()).toEqual(expect.arrayContaining(['BP2110', 'BP2115']));
+    expect(
+      second.diagnostics
+        .filter((d) => d.severity === 'error')
+        .map((d) => d.code)
+        .sort(),
+    ).toEqual(expect.arrayContaining(['BP2110', 'BP2115']));
 
     // Fixed: it builds.
     writeFileSync(path.join(dir, 'r/count.md'), BROKEN_COUNT.replace('Counts: the words.', '"Counts: the words."'));

@@ -51,7 +51,10 @@ describe('berrypack run (the real bin)', () => {
     const r = runJson(['fixtures/notebook', '--export', 'notes.compose', '--input', '{"text": 5}']);
     expect(r.code).toBe(1);
     expect(Object.keys(r.json).sort()).toEqual(['calls', 'diagnostics', 'error', 'executionId', 'status']);
-    expect(r.json).toMatchObject({ status: 'failed', error: { code: 'invalid-input', message: 'Unexpected input for `notes.compose`: $.text must be string' } });
+    expect(r.json).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-input', message: 'Unexpected input for `notes.compose`: $.text must be string' },
+    });
     expect(r.json.executionId).toMatch(/^exec-/);
     expect(r.json.diagnostics).toEqual([expect.objectContaining({ code: 'BP1003', severity: 'info' })]);
   });
@@ -65,14 +68,28 @@ describe('berrypack run (the real bin)', () => {
     const flipped = file('flipped.berry.json', bytes.toString('utf8'));
     const r = runJson([flipped, '--agent', 'formal']);
     expect(r.code).toBe(1);
-    expect(r.json).toEqual({ executionId: null, status: 'failed', diagnostics: [], calls: [], error: { code: 'BP4009', message: expect.stringContaining("(the content's digest)") } });
+    expect(r.json).toEqual({
+      executionId: null,
+      status: 'failed',
+      diagnostics: [],
+      calls: [],
+      error: { code: 'BP4009', message: expect.stringContaining("(the content's digest)") },
+    });
     const ok = runJson([path.resolve(ROOT, bundle), '--agent', 'formal']);
     expect(ok.json.status).toBe('completed');
   });
 
   it('reports a manifest that does not build with its diagnostics and executionId null', () => {
     const dir = path.join(tmp, 'broken');
-    file('broken/plugin.json', JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'broken.pkg', version: '1', extensions: { 'ai.strawberry.berry': { agents: { a: { title: 'A', description: 'A.', entry: 'missing' } } } } }));
+    file(
+      'broken/plugin.json',
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'broken.pkg',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { agents: { a: { title: 'A', description: 'A.', entry: 'missing' } } } },
+      }),
+    );
     const r = runJson([dir, '--agent', 'a']);
     expect(r.code).toBe(1);
     expect(r.json).toMatchObject({ executionId: null, status: 'failed', calls: [], error: { code: 'build-failed' } });
@@ -115,19 +132,36 @@ describe('berrypack replay (the real bin)', () => {
     expect(text.stdout).toMatch(/^replay of exec-[0-9a-f-]{36} matches the journal \(completed\)\n/);
 
     // A recording made with another body: the replayed decision differs at the same position.
-    const lines = readFileSync(journal, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(journal, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const edited = lines.map((e) => (e['type'] === 'call' && e['kind'] === 'model' ? { ...e, input: { instructions: 'Say hello.', messages: [] } } : e));
     const divergent = file('divergent.jsonl', edited.map((e) => JSON.stringify(e)).join('\n') + '\n');
     const r = berrypack(['replay', divergent, '--json']);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ matches: false, divergence: { at: 'c1.1', recorded: { name: 'farewell' }, replayed: { name: 'farewell' } }, error: { code: 'non-determinism' } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      matches: false,
+      divergence: { at: 'c1.1', recorded: { name: 'farewell' }, replayed: { name: 'farewell' } },
+      error: { code: 'non-determinism' },
+    });
     const shown = berrypack(['replay', divergent]);
     expect(shown.stdout).toMatch(/^✖ divergence at c1\.1: Unexpected call c1\.1 model `farewell`/);
   });
 
   it('runs the notebook agent with its script and replays its code routines', () => {
     const journal = path.join(tmp, 'notebook.jsonl');
-    const r = runJson(['fixtures/notebook', '--agent', 'notebook', '--input', '{"message":"Note: buy oat milk."}', '--script', 'fixtures/runtime/scripts/notebook.json', '--journal', journal]);
+    const r = runJson([
+      'fixtures/notebook',
+      '--agent',
+      'notebook',
+      '--input',
+      '{"message":"Note: buy oat milk."}',
+      '--script',
+      'fixtures/runtime/scripts/notebook.json',
+      '--journal',
+      journal,
+    ]);
     expect(r.code).toBe(0);
     expect(r.json.output).toBe('Saved your note; notes 0 and 2 mention milk.');
     expect(r.json.calls.map((c) => `${c.kind} ${c.name}`)).toEqual(expect.arrayContaining(['next notes.count', 'tool search.rank']));

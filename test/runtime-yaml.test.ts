@@ -135,7 +135,7 @@ describe('--config FILE', () => {
 });
 
 describe('runtime.yaml beside a bundle file', () => {
-  it('is read from the bundle file\'s directory', () => {
+  it("is read from the bundle file's directory", () => {
     pkg('to-bundle', 'loop.step');
     const built = berrypack(['build', 'to-bundle', '--out-dir', 'bundled', '--json'], { cwd: tmp });
     expect(built.code).toBe(0);
@@ -166,7 +166,10 @@ describe('runtime.yaml and berrypack replay', () => {
     writeFileSync(path.join(dir, 'runtime.yaml'), 'limits: {calls: -3}\n');
     const bad = berrypack(['replay', journal, '--json'], { cwd: tmp });
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toEqual({ matches: false, error: { code: 'invalid-runtime-yaml', message: 'replayed/runtime.yaml:1:17: Unexpected -3 as limits.calls, expected a positive integer (calls)' } });
+    expect(JSON.parse(bad.stdout)).toEqual({
+      matches: false,
+      error: { code: 'invalid-runtime-yaml', message: 'replayed/runtime.yaml:1:17: Unexpected -3 as limits.calls, expected a positive integer (calls)' },
+    });
   });
 });
 
@@ -181,7 +184,16 @@ describe('docs/runtime.md', () => {
     expect(command).toContain('npx berrypack run /tmp/notebook --agent notebook');
     const notebook = path.join(tmp, 'notebook');
     cpSync(path.join(ROOT, 'fixtures/notebook'), notebook, { recursive: true });
-    const args = ['run', notebook, '--agent', 'notebook', '--input', '{"message":"Note: buy oat milk."}', '--script', path.join(ROOT, 'fixtures/runtime/scripts/notebook.json')];
+    const args = [
+      'run',
+      notebook,
+      '--agent',
+      'notebook',
+      '--input',
+      '{"message":"Note: buy oat milk."}',
+      '--script',
+      path.join(ROOT, 'fixtures/runtime/scripts/notebook.json'),
+    ];
     expect(berrypack(args).stdout).toMatch(/^"Saved your note; /);
     writeFileSync(path.join(notebook, 'runtime.yaml'), `${yaml}\n`);
     const r = berrypack(args);
@@ -222,14 +234,18 @@ describe('parseRuntimeConfig: limits', () => {
     expect(refused('')).toBe(`runtime.yaml:1:1: Unexpected empty value in runtime.yaml, expected a mapping of ${keys}`);
     expect(refused('- limits\n')).toBe(`runtime.yaml:1:1: Unexpected list in runtime.yaml, expected a mapping of ${keys}`);
     expect(refused('limits: {calls: 3}\nmodel: {}\n')).toBe(`runtime.yaml:2:1: Unexpected \`model\` in runtime.yaml, expected one of ${keys}`);
-    expect(refused('limits:\n')).toBe('runtime.yaml:1:1: Unexpected empty value as `limits`, expected a mapping of limits (timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency)');
+    expect(refused('limits:\n')).toBe(
+      'runtime.yaml:1:1: Unexpected empty value as `limits`, expected a mapping of limits (timeoutMs, cpuMs, memoryBytes, outputBytes, calls, steps, concurrency)',
+    );
     expect(refused('limits: [calls]\n')).toMatch(/^runtime\.yaml:1:9: Unexpected list as `limits`/);
     expect(refused('\ufefflimits: {callz: 1}\r\n')).toMatch(/^runtime\.yaml:1:10: Unexpected limit `callz`/);
     expect(refused('limits:\n  timeout: 30s\n')).toMatch(/^runtime\.yaml:2:3: Unexpected limit `timeout`, expected one of timeoutMs, /);
     expect(refused('limits:\n  timeoutMs: 30s\n')).toBe('runtime.yaml:2:14: Unexpected "30s" as limits.timeoutMs, expected a positive integer (milliseconds)');
     expect(refused('limits:\n  timeoutMs: "3000"\n')).toMatch(/^runtime\.yaml:2:14: Unexpected "3000" as limits\.timeoutMs/);
     expect(refused('limits:\n  calls: 0\n')).toBe('runtime.yaml:2:10: Unexpected 0 as limits.calls, expected a positive integer (calls)');
-    expect(refused('limits:\n  memoryBytes: 1.5\n')).toMatch(/^runtime\.yaml:2:16: Unexpected 1\.5 as limits\.memoryBytes, expected a positive integer \(bytes\)$/);
+    expect(refused('limits:\n  memoryBytes: 1.5\n')).toMatch(
+      /^runtime\.yaml:2:16: Unexpected 1\.5 as limits\.memoryBytes, expected a positive integer \(bytes\)$/,
+    );
     expect(refused('limits:\n  steps: .inf\n')).toMatch(/^runtime\.yaml:2:10: Unexpected Infinity as limits\.steps/);
     expect(refused('limits:\n  steps:\n')).toMatch(/^runtime\.yaml:2:3: Unexpected empty value as limits\.steps/);
     expect(refused('limits:\n  calls: 3\n  calls: 4\n')).toMatch(/^runtime\.yaml:3:3: YAML syntax error: Map keys must be unique/);
@@ -238,8 +254,12 @@ describe('parseRuntimeConfig: limits', () => {
     expect(refused('limits:\n  calls: !int 3\n')).toMatch(/^runtime\.yaml:2:10: YAML syntax error: /);
     expect(refused('limits: {calls: 3}\n---\nlimits: {calls: 4}\n')).toMatch(/^runtime\.yaml:\d+:\d+: YAML syntax error: /);
     expect(refused(`limits: ${'['.repeat(2_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
-    expect(refused(`user: ${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
-    expect(refused(`user: ${'[0, '.repeat(300)}${']'.repeat(300)}`)).toBe('runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings');
+    expect(refused(`user: ${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toBe(
+      'runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings',
+    );
+    expect(refused(`user: ${'[0, '.repeat(300)}${']'.repeat(300)}`)).toBe(
+      'runtime.yaml:1:1: Unexpected nesting deeper than 256 levels, expected runtime settings',
+    );
     // Many collections side by side are not deep.
     expect(limitsOf(`user: {a: [${'[1], '.repeat(500)}]}\n`).ok).toBe(true);
   });
@@ -251,21 +271,38 @@ describe('$.user and $.runtime served by the CLI host', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'plugin.json'),
-      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `yaml.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { agents: { greeter: { title: 'Greeter', description: 'Greets.', entry: 'greet' } }, exports: ['whole'] } } }),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: `yaml.${name}`,
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { agents: { greeter: { title: 'Greeter', description: 'Greets.', entry: 'greet' } }, exports: ['whole'] } },
+      }),
     );
-    writeFileSync(path.join(dir, 'greet.md'), '---\nname: greet\ndescription: Greets the user.\nmodel:\n  select:\n    operation: generation\n---\nGreet {{ $.user.name }}. Agents: {{ $.runtime.agents.total }} ({{ $.runtime.agents.items[0].id }}).\n\n{{ $.runtime.summary }}\n');
-    writeFileSync(path.join(dir, 'whole.md'), '---\nname: whole\ndescription: Shows the whole profile.\nmodel:\n  select:\n    operation: generation\n---\nProfile: {{ $.user }}\n');
+    writeFileSync(
+      path.join(dir, 'greet.md'),
+      '---\nname: greet\ndescription: Greets the user.\nmodel:\n  select:\n    operation: generation\n---\nGreet {{ $.user.name }}. Agents: {{ $.runtime.agents.total }} ({{ $.runtime.agents.items[0].id }}).\n\n{{ $.runtime.summary }}\n',
+    );
+    writeFileSync(
+      path.join(dir, 'whole.md'),
+      '---\nname: whole\ndescription: Shows the whole profile.\nmodel:\n  select:\n    operation: generation\n---\nProfile: {{ $.user }}\n',
+    );
     writeFileSync(path.join(dir, 'runtime.yaml'), yaml);
     return dir;
   }
-  const instructions = (r: RunJson) => ((r.calls as { kind: string; input?: { instructions?: string } }[]).find((c) => c.kind === 'model')?.input?.instructions ?? '');
+  const instructions = (r: RunJson) =>
+    (r.calls as { kind: string; input?: { instructions?: string } }[]).find((c) => c.kind === 'model')?.input?.instructions ?? '';
 
   it('renders runtime.yaml `user` claims and the runtime overview into the instructions, through granted readers', () => {
     readers('greets', 'user: {name: Ana, email: ana@example.test}\ngrants: [runtime.user.profile.read, runtime.catalog.read]\n');
     const r = run(['greets', '--agent', 'greeter']);
     expect(r.json.status).toBe('completed');
-    expect(instructions(r.json)).toMatch(/^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, no sessions; host \w+ \w+, Node v\d+/);
-    const reads = (r.json.calls as { kind: string; name: string }[]).filter((c) => c.kind === 'read').map((c) => c.name).sort();
+    expect(instructions(r.json)).toMatch(
+      /^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, no sessions; host \w+ \w+, Node v\d+/,
+    );
+    const reads = (r.json.calls as { kind: string; name: string }[])
+      .filter((c) => c.kind === 'read')
+      .map((c) => c.name)
+      .sort();
     expect(reads).toEqual(['runtime.catalog.read', 'runtime.user.profile.read']);
   });
 

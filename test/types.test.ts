@@ -4,12 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../packages/cli/src/index.js';
 import { ROOT } from './support/cli.js';
-import { copyFixtures, writeFiles } from './support/esbuild.js';
-
-function memoryIo(cwd: string) {
-  const out: string[] = [];
-  return { io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) }, cwd, env: { NO_COLOR: '1' } }, output: () => out.join('') };
-}
+import { copyFixtures, writeFiles } from './support/temp.js';
+import { memoryIo } from './support/memory-io.js';
 
 /** `tsc --noEmit` over `files` in `dir`, strict, the generated .d.ts checked as well; returns `file(line): TSxxxx` per error. */
 function typeCheck(dir: string, files: string[]): { code: number | null; errors: string[]; output: string } {
@@ -56,14 +52,16 @@ export const ownOutput: BerryRoutines['notes.compose']['output'] = { title: 't',
 
 describe('berrypack types', () => {
   it('writes berrypack-env.d.ts beside the manifest, deterministically', async () => {
-    const dir = copyFixtures('notebook');
-    const first = memoryIo(dir);
+    const dir = copyFixtures(['notebook']);
+    const first = memoryIo(dir, { NO_COLOR: '1' });
     expect(await run(['types', 'notebook'], first.io)).toBe(0);
     expect(first.output()).toBe('wrote notebook/berrypack-env.d.ts\n');
     const file = path.join(dir, 'notebook/berrypack-env.d.ts');
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('export type NotesComposeOutput = {\n  title: string;\n  body: string;\n  tags: string[];\n};\n');
-    expect(text).toContain('export type NotesComposeInput = {\n  /** The rough note as the person wrote it. */\n  text: string;\n  [key: string]: unknown;\n};\n');
+    expect(text).toContain(
+      'export type NotesComposeInput = {\n  /** The rough note as the person wrote it. */\n  text: string;\n  [key: string]: unknown;\n};\n',
+    );
     expect(text).toContain('  /** The kind of note. */\n  category: "idea" | "task" | "reference";\n');
     expect(text).toContain('export type NotesCountInput = {\n  note: Record<string, unknown>;\n  source?: string;\n  [key: string]: unknown;\n};\n');
     expect(text).toContain('  words: number;\n');
@@ -71,38 +69,54 @@ describe('berrypack types', () => {
     expect(text).toContain('export type SearchRankOutput = {\n  index: number;\n  score: number;\n  [key: string]: unknown;\n}[];\n');
     // What a caller receives: notes.compose goes on to notes.count (`next`).
     expect(text).toContain('  "notes.compose": { input: NotesComposeInput; output: NotesCountOutput };\n');
-    expect(text).toContain('/** What a caller of `notes.compose` receives: the output at the end of its `next` chain. */\nexport type NotesComposeResult = NotesCountOutput;\n');
+    expect(text).toContain(
+      '/** What a caller of `notes.compose` receives: the output at the end of its `next` chain. */\nexport type NotesComposeResult = NotesCountOutput;\n',
+    );
     expect(text).toContain('export interface BerryAgents {\n  notebook: BerryRoutines["converse"];\n}\n');
     // Instructions are included, not called.
     expect(text).not.toContain('notes.style');
 
     const mtime = statSync(file).mtimeMs;
-    expect(await run(['types', 'notebook/plugin.json', '--out', 'copy/env.d.ts'], memoryIo(dir).io)).toBe(0);
+    expect(await run(['types', 'notebook/plugin.json', '--out', 'copy/env.d.ts'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
     expect(readFileSync(path.join(dir, 'copy/env.d.ts'), 'utf8')).toBe(text);
-    expect(await run(['types', 'notebook'], memoryIo(dir).io)).toBe(0);
+    expect(await run(['types', 'notebook'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
     expect(statSync(file).mtimeMs).toBe(mtime);
   });
 
   it('gives types that accept right calls and refuse wrong fields', async () => {
-    const dir = copyFixtures('notebook');
-    expect(await run(['types', 'notebook'], memoryIo(dir).io)).toBe(0);
+    const dir = copyFixtures(['notebook']);
+    expect(await run(['types', 'notebook'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
     writeFiles(dir, { 'ok.ts': USAGE_OK, 'bad.ts': USAGE_BAD });
     const ok = typeCheck(dir, ['ok.ts']);
     expect(ok.output).toBe('');
     expect(ok.code).toBe(0);
     const bad = typeCheck(dir, ['bad.ts']);
     expect(bad.code).toBe(2);
-    expect(bad.errors).toEqual(['bad.ts(3): TS2353', 'bad.ts(4): TS2322', 'bad.ts(5): TS2741', 'bad.ts(6): TS2322', 'bad.ts(7): TS2322', 'bad.ts(8): TS2322', 'bad.ts(9): TS2322']);
+    expect(bad.errors).toEqual([
+      'bad.ts(3): TS2353',
+      'bad.ts(4): TS2322',
+      'bad.ts(5): TS2741',
+      'bad.ts(6): TS2322',
+      'bad.ts(7): TS2322',
+      'bad.ts(8): TS2322',
+      'bad.ts(9): TS2322',
+    ]);
   });
 
   it('translates oneOf, enums, open and closed objects, odd names, !ref and an independent document', async () => {
-    const dir = copyFixtures('imports');
+    const dir = copyFixtures(['imports']);
     writeFiles(dir, {
       'shapes/plugin.json': JSON.stringify({
         $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
         name: 'example.shapes',
         version: '1',
-        extensions: { 'ai.strawberry.berry': { sources: 'src', exports: ['shape.pick'], agents: { picker: { title: 'Picker', description: 'Picks.', entry: 'shape.pick' } } } },
+        extensions: {
+          'ai.strawberry.berry': {
+            sources: 'src',
+            exports: ['shape.pick'],
+            agents: { picker: { title: 'Picker', description: 'Picks.', entry: 'shape.pick' } },
+          },
+        },
       }),
       'shapes/src/pick.md': [
         '---',
@@ -160,9 +174,9 @@ describe('berrypack types', () => {
         '',
       ].join('\n'),
     });
-    const io = memoryIo(dir);
+    const io = memoryIo(dir, { NO_COLOR: '1' });
     expect(await run(['types', 'shapes', '--out', 'shapes.d.ts'], io.io)).toBe(0);
-    expect(await run(['types', 'imports/app', '--out', 'app.d.ts'], memoryIo(dir).io)).toBe(0);
+    expect(await run(['types', 'imports/app', '--out', 'app.d.ts'], memoryIo(dir, { NO_COLOR: '1' }).io)).toBe(0);
     const shapes = readFileSync(path.join(dir, 'shapes.d.ts'), 'utf8');
     expect(shapes).toContain(
       [
@@ -209,10 +223,10 @@ describe('berrypack types', () => {
   });
 
   it('writes nothing and exits 1 when the package has errors', async () => {
-    const dir = copyFixtures('notebook');
+    const dir = copyFixtures(['notebook']);
     const compose = path.join(dir, 'notebook/routines/notes/compose.md');
     writeFiles(dir, { 'notebook/routines/notes/compose.md': readFileSync(compose, 'utf8').replace('    - tags\n', '    - tags\n    - title\n') });
-    const io = memoryIo(dir);
+    const io = memoryIo(dir, { NO_COLOR: '1' });
     expect(await run(['types', 'notebook', '--json'], io.io)).toBe(1);
     const json = JSON.parse(io.output()) as { ok: boolean; diagnostics: { code: string }[] };
     expect(json.ok).toBe(false);

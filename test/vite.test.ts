@@ -5,7 +5,8 @@ import { createCompiler, loadBundleFile, readBundle } from '@berrypack/compiler'
 import { build, createLogger, createServer, type InlineConfig, type Plugin } from 'vite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
-import { copyFixture, importModule, makeTempDir, nextBuild, readOutput, rebuild, removeDir, writeFiles, type Watcher } from './support/bundlers.js';
+import { importModule, nextBuild, readOutput, rebuild, type Watcher } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 import { berrypack as runCli } from './support/cli.js';
 
 interface PackageModule {
@@ -38,10 +39,10 @@ function markdown(): Plugin {
 describe('@berrypack/rollup in Vite', () => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir();
+    dir = tempDir();
     copyFixture('notebook', dir);
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   /** A library-like build of `main.js` that keeps the entry's exports, so the test can run it. */
   function config(outDir: string, extra: InlineConfig = {}): InlineConfig {
@@ -68,9 +69,11 @@ describe('@berrypack/rollup in Vite', () => {
     const out = path.join(dir, 'dist');
     await build(config(out));
 
-    const { notebook, greeter, compose } = await importModule<{ notebook: PackageModule; greeter: PackageModule; compose: { name: string; bundle: { file: string } } }>(
-      path.join(out, 'main.js'),
-    );
+    const { notebook, greeter, compose } = await importModule<{
+      notebook: PackageModule;
+      greeter: PackageModule;
+      compose: { name: string; bundle: { file: string } };
+    }>(path.join(out, 'main.js'));
     const compiler = createCompiler();
     const expected = compiler.build(path.join(dir, 'notebook/plugin.json')).bundle!;
     expect(notebook).toMatchObject({
@@ -158,12 +161,22 @@ describe('@berrypack/rollup in Vite', () => {
 
   it('shows a warning with its file, line, frame and hint, and a dev-server error with its File: line', async () => {
     writeFiles(dir, {
-      'broken/plugin.json': JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'example.broken', version: '1', extensions: { 'ai.strawberry.berry': { sources: 'r', exports: ['pick'] } } }),
-      'broken/r/pick.md': "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['a', 'b']\n---\nPick one.\n",
+      'broken/plugin.json': JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'example.broken',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { sources: 'r', exports: ['pick'] } },
+      }),
+      'broken/r/pick.md':
+        "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['a', 'b']\n---\nPick one.\n",
       'main.js': "import app from './broken/plugin.json';\nexport default app;\n",
     });
     const warned: string[] = [];
-    const customLogger = { ...createLogger('silent'), warn: (message: string) => void warned.push(message), warnOnce: (message: string) => void warned.push(message) };
+    const customLogger = {
+      ...createLogger('silent'),
+      warn: (message: string) => void warned.push(message),
+      warnOnce: (message: string) => void warned.push(message),
+    };
     await build({ ...config(path.join(dir, 'out'), { build: { write: false } }), customLogger, logLevel: 'warn' });
     const file = path.join(dir, 'broken/r/pick.md');
     const shown = path.relative(process.cwd(), file).split(path.sep).join('/');
@@ -171,15 +184,35 @@ describe('@berrypack/rollup in Vite', () => {
       [
         '[plugin berrypack] BP1041 Unexpected non-empty flow list, expected it written expanded',
         `  at ${path.isAbsolute(shown) || shown.startsWith('..') ? file : shown}:9:9`,
-        '   7 | input:', '   8 |   type: string', ">  9 |   enum: ['a', 'b']", '     |         ^^^^^^^^^^', '  10 | ---', '  11 | Pick one.',
+        '   7 | input:',
+        '   8 |   type: string',
+        ">  9 |   enum: ['a', 'b']",
+        '     |         ^^^^^^^^^^',
+        '  10 | ---',
+        '  11 | Pick one.',
         'hint: write one `- item` per line',
       ].join('\n'),
     ]);
 
-    writeFiles(dir, { 'broken/r/pick.md': "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum:\n    - 3\n---\nPick one.\n" });
-    const server = await createServer({ root: dir, configFile: false, logLevel: 'silent', plugins: [berrypack()], server: { host: '127.0.0.1', port: 0, strictPort: false }, optimizeDeps: { noDiscovery: true, include: [] } });
+    writeFiles(dir, {
+      'broken/r/pick.md':
+        '---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum:\n    - 3\n---\nPick one.\n',
+    });
+    const server = await createServer({
+      root: dir,
+      configFile: false,
+      logLevel: 'silent',
+      plugins: [berrypack()],
+      server: { host: '127.0.0.1', port: 0, strictPort: false },
+      optimizeDeps: { noDiscovery: true, include: [] },
+    });
     try {
-      const failure = (await server.ssrLoadModule('/main.js').catch((error: unknown) => error)) as { id?: string; loc?: unknown; frame?: string; message: string };
+      const failure = (await server.ssrLoadModule('/main.js').catch((error: unknown) => error)) as {
+        id?: string;
+        loc?: unknown;
+        frame?: string;
+        message: string;
+      };
       expect(failure.id).toBe(file);
       expect(failure.loc).toEqual({ file, line: 10, column: 6 });
       expect(failure.frame).toContain('> 10 |     - 3');

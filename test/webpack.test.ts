@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createCompiler, loadBundleFile } from '@berrypack/compiler';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
-import { copyFixture, makeTempDir, removeDir, writeFiles } from './support/bundlers.js';
+import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 import { build, bundleAsset, HOSTS, nodeConfig, requireFresh, watch } from './support/webpack.js';
 
 interface PackageModule {
@@ -24,7 +24,8 @@ const BROKEN = {
     version: '1',
     extensions: { 'ai.strawberry.berry': { sources: 'r', exports: ['pick'] } },
   }),
-  'broken/r/pick.md': "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['été 🍓', 'ü', 3]\n---\nPick one.\n",
+  'broken/r/pick.md':
+    "---\nname: pick\ndescription: Picks a mood.\nmodel:\n  select:\n    operation: generation\ninput:\n  type: string\n  enum: ['été 🍓', 'ü', 3]\n---\nPick one.\n",
   'main.js': "import app from './broken/plugin.json';\nexport default app;\n",
 };
 
@@ -35,15 +36,19 @@ function plain(message: string): string {
 
 /** Every file under `dir`, relative, sorted. */
 function listing(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => f.split(path.sep).join('/')).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .map((f) => f.split(path.sep).join('/'))
+        .sort()
+    : [];
 }
 
 describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   let dir: string;
   beforeEach(() => {
-    dir = makeTempDir('berrypack-webpack-');
+    dir = tempDir('berrypack-webpack-');
   });
-  afterEach(() => removeDir(dir));
+  afterEach(() => cleanup(dir));
 
   it('imports a package and a routine: the output runs, the asset is the compiler’s bytes and name', async () => {
     copyFixture('notebook', dir);
@@ -80,7 +85,10 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     copyFixture('imports/app', dir);
     copyFixture('imports/lib', dir);
     writeFiles(dir, { 'main.js': "export { default } from './app/plugin.json?berrypack';\n" });
-    const outcome = await build(host, nodeConfig(dir, [berrypack()], { output: { path: path.join(dir, 'out'), publicPath: '/static/', library: { type: 'commonjs2' } } }));
+    const outcome = await build(
+      host,
+      nodeConfig(dir, [berrypack()], { output: { path: path.join(dir, 'out'), publicPath: '/static/', library: { type: 'commonjs2' } } }),
+    );
     expect(outcome.errors).toEqual([]);
     const expected = createCompiler().build(path.join(dir, 'app/plugin.json')).bundle!;
     const app = requireFresh<{ default: PackageModule }>(path.join(dir, 'out/main.js')).default;
@@ -115,7 +123,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   });
 
   it('strict turns warnings into errors: a package with only a warning emits nothing', async () => {
-    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(", 3]", "]") });
+    writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']') });
     const lenient = await build(host, nodeConfig(dir, [berrypack()]));
     expect(lenient.errors).toEqual([]);
     expect(lenient.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
@@ -156,7 +164,10 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     const excluded = await build(host, nodeConfig(dir, [berrypack({ exclude: '**/notebook/**' })]));
     expect(excluded.errors).toEqual([]);
     expect(bundleAsset(excluded)).toBeUndefined();
-    expect(requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default).toMatchObject({ name: 'example.notebook', version: expect.any(String) });
+    expect(requireFresh<{ default: Record<string, unknown> }>(path.join(dir, 'out/main.js')).default).toMatchObject({
+      name: 'example.notebook',
+      version: expect.any(String),
+    });
   });
 
   it('applies `catalog`, and claims a plugin.json without the Berry extension only with `?berrypack`', async () => {
@@ -216,7 +227,8 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   it('reports and emits for a module restored from the persistent cache by a new compiler', { timeout: 120_000 }, async () => {
     writeFiles(dir, { ...BROKEN, 'broken/r/pick.md': BROKEN['broken/r/pick.md'].replace(', 3]', ']') });
     const cacheDir = path.join(dir, '.cache');
-    const cache = host.name === 'webpack' ? { type: 'filesystem', cacheDirectory: cacheDir } : { type: 'persistent', storage: { type: 'filesystem', directory: cacheDir } };
+    const cache =
+      host.name === 'webpack' ? { type: 'filesystem', cacheDirectory: cacheDir } : { type: 'persistent', storage: { type: 'filesystem', directory: cacheDir } };
     const first = await build(host, nodeConfig(dir, [berrypack()], { cache }));
     expect(first.warnings.map((w) => w.message)).toEqual([expect.stringContaining('BP1041')]);
     rmSync(path.join(dir, 'out'), { recursive: true });
@@ -271,7 +283,10 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       expect(bundleAsset(edited)).toBe(current().fileName);
 
       const broken = await session.change(() => writeFileSync(compose, original.replace('visibility: public\n', 'visibility: public\ntools:\n  - nowhere\n')));
-      expect(broken.errors.find((e) => e.file !== undefined)).toMatchObject({ file: 'notebook/routines/notes/compose.md', loc: { start: { line: 5, column: 4 } } });
+      expect(broken.errors.find((e) => e.file !== undefined)).toMatchObject({
+        file: 'notebook/routines/notes/compose.md',
+        loc: { start: { line: 5, column: 4 } },
+      });
       expect(bundleAsset(broken)).toBeUndefined();
 
       const fixed = await session.change(() => writeFileSync(compose, original));
@@ -294,7 +309,9 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
 
 describe('@berrypack/webpack', () => {
   it('validates its options when created', () => {
-    expect(() => berrypack({ strictt: true } as never)).toThrow('Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`');
+    expect(() => berrypack({ strictt: true } as never)).toThrow(
+      'Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`',
+    );
     expect(() => berrypack({ emit: 'yes' } as never)).toThrow('Unexpected type string for option `emit`, expected a boolean');
     expect(berrypack().name).toBe('berrypack');
   });

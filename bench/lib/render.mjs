@@ -12,13 +12,26 @@ function rows(result) {
       const [first, ...rest] = f.comparisons;
       const cells = (c) => {
         if (!c) return ['', '', '', ''];
-        const ratio = !c.ratio ? '' : c.percent ? `${pct(c.ratio.median)} (${pct(c.ratio.min)}–${pct(c.ratio.max)})` : `${fmtRatio(c.ratio.median)} (${fmtRatio(c.ratio.min)}–${fmtRatio(c.ratio.max)})`;
+        const ratio = !c.ratio
+          ? ''
+          : c.percent
+            ? `${pct(c.ratio.median)} (${pct(c.ratio.min)}–${pct(c.ratio.max)})`
+            : `${fmtRatio(c.ratio.median)} (${fmtRatio(c.ratio.min)}–${fmtRatio(c.ratio.max)})`;
         const vs = c.against === 'absolute' ? (c.targetLabel ?? '') : c.against;
-        const target = c.target ? `${c.target.op} ${c.target.kind === 'absolute' ? `${c.target.value} ${c.target.unit}` : c.percent ? `${c.target.value * 100} %` : `${c.target.value}×`}` : '';
+        const target = c.target
+          ? `${c.target.op} ${c.target.kind === 'absolute' ? `${c.target.value} ${c.target.unit}` : c.percent ? `${c.target.value * 100} %` : `${c.target.value}×`}`
+          : '';
         const status = c.status === 'met' ? 'met' : c.status === 'missed' ? 'MISSED' : (c.status ?? '');
         return [ratio, vs, target, status + (c.status && c.against === 'absolute' ? ` (${fmt(c.value)} ${c.target.unit})` : '')];
       };
-      out.push([section, f.label, f.n === undefined || f.n === null ? '' : f.n.toLocaleString('en-US'), `${fmt(f.median)} ${f.unit}`, fmtRange(f), ...cells(first)]);
+      out.push([
+        section,
+        f.label,
+        f.n === undefined || f.n === null ? '' : f.n.toLocaleString('en-US'),
+        `${fmt(f.median)} ${f.unit}`,
+        fmtRange(f),
+        ...cells(first),
+      ]);
       for (const c of rest) out.push(['', '', '', '', '', ...cells(c)]);
     }
   }
@@ -39,7 +52,9 @@ function summary(result) {
 function heading(m) {
   const load = m.load1DuringRun;
   return [
-    `berrypack bench (${m.mode}): N = ${m.ns.map((n) => n.toLocaleString('en-US')).join(', ')}; runs ${Object.entries(m.runs).map(([n, r]) => `${r} at ${Number(n).toLocaleString('en-US')}`).join(', ')}; ${m.edits} edits of each kind per watch process; ${m.iterations} runtime iterations`,
+    `berrypack bench (${m.mode}): N = ${m.ns.map((n) => n.toLocaleString('en-US')).join(', ')}; runs ${Object.entries(m.runs)
+      .map(([n, r]) => `${r} at ${Number(n).toLocaleString('en-US')}`)
+      .join(', ')}; ${m.edits} edits of each kind per watch process; ${m.iterations} runtime iterations`,
     `node ${m.node}, ${m.platform}, ${m.cpus} × ${m.cpuModel}, ${m.memoryMB.toLocaleString('en-US')} MB; load1 ${fmt(load?.median)} median (${fmtRange(load)}) during ${fmt(m.durationS)} s${m.commit ? `; commit ${m.commit}${m.changedPackageFiles ? ` + ${m.changedPackageFiles} changed files under packages/` : ''}` : ''}`,
   ];
 }
@@ -54,9 +69,11 @@ export function renderText(result) {
 
 /** The targets alone, as a Markdown table: what, N, the measured value, the target, met or missed. */
 export function renderTargetsMarkdown(result) {
-  const show = (t) => (t.value === undefined || t.value === null ? '—' : t.unit === '×' ? fmtRatio(t.value) : t.unit === '%' ? pct(t.value) : `${fmt(t.value)} ${t.unit}`);
+  const show = (t) =>
+    t.value === undefined || t.value === null ? '—' : t.unit === '×' ? fmtRatio(t.value) : t.unit === '%' ? pct(t.value) : `${fmt(t.value)} ${t.unit}`;
   const out = ['| target | measured | wanted | status |', '|---|---:|---|---|'];
-  for (const t of result.targets) out.push(`| ${t.label.replace(/\|/g, '\\|')} | ${show(t)} | ${t.target.replace(/^<=/, '≤')} | ${t.status === 'missed' ? '**missed**' : t.status} |`);
+  for (const t of result.targets)
+    out.push(`| ${t.label.replace(/\|/g, '\\|')} | ${show(t)} | ${t.target.replace(/^<=/, '≤')} | ${t.status === 'missed' ? '**missed**' : t.status} |`);
   return out.join('\n') + '\n';
 }
 

@@ -40,6 +40,10 @@ export function fmtRatio(value) {
 /** A plain-text table: columns padded to their widest cell; `align` 'r' right-aligns a column. */
 export function table(header, rows, align = []) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)));
-  const line = (cells) => cells.map((c, i) => (align[i] === 'r' ? String(c ?? '').padStart(widths[i]) : String(c ?? '').padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => (align[i] === 'r' ? String(c ?? '').padStart(widths[i]) : String(c ?? '').padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

@@ -5,9 +5,7 @@
 //       esbuild-js | rollup-js (ENTRY is the JS mirror's entry.js)
 // Prints one JSON line: {tool, importMs, buildMs, outputs}.
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [tool, entry, outDir] = process.argv.slice(2);
 const t0 = performance.now();
 let importMs;

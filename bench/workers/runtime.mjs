@@ -84,31 +84,39 @@ const time = async (fn, reps) => {
 const echo = async (input) => input;
 let sink = 0;
 for (let i = 0; i < ITER; i++) {
-  plain.sandbox.push(await time(() => {
-    const input = JSON.parse(JSON.stringify(TEXT));
-    const words = input.words ?? input.text.split(/\s+/);
-    sink += JSON.stringify({ score: score(input.text, words), label: LABEL }).length;
-  }, 100));
-  plain.toolCall.push(await time(async () => {
-    let sum = 0;
-    for (let j = 0; j < K; j++) sum += (await echo({ i: j })).i;
-    sink += sum;
-  }, 20) / K);
-  plain.nextModel.push(await time(async () => {
-    let state = 'more';
-    let input = { goal: 'x' };
-    for (let j = 0; j < K && state === 'more'; j++) {
-      const output = await echo({ state: j === K - 1 ? 'done' : 'more' });
-      state = output.state;
-      input = { goal: input.goal };
-    }
-  }, 20) / K);
-  plain.scriptedModel.push(await time(async () => {
-    const input = { goal: 'what is six times seven' };
-    const instructions = `You answer questions briefly.\n\nGoal: ${input.goal}\n`;
-    const output = await echo({ answer: 'forty-two' });
-    sink += instructions.length + output.answer.length;
-  }, 100));
+  plain.sandbox.push(
+    await time(() => {
+      const input = JSON.parse(JSON.stringify(TEXT));
+      const words = input.words ?? input.text.split(/\s+/);
+      sink += JSON.stringify({ score: score(input.text, words), label: LABEL }).length;
+    }, 100),
+  );
+  plain.toolCall.push(
+    (await time(async () => {
+      let sum = 0;
+      for (let j = 0; j < K; j++) sum += (await echo({ i: j })).i;
+      sink += sum;
+    }, 20)) / K,
+  );
+  plain.nextModel.push(
+    (await time(async () => {
+      let state = 'more';
+      let input = { goal: 'x' };
+      for (let j = 0; j < K && state === 'more'; j++) {
+        const output = await echo({ state: j === K - 1 ? 'done' : 'more' });
+        state = output.state;
+        input = { goal: input.goal };
+      }
+    }, 20)) / K,
+  );
+  plain.scriptedModel.push(
+    await time(async () => {
+      const input = { goal: 'what is six times seven' };
+      const instructions = `You answer questions briefly.\n\nGoal: ${input.goal}\n`;
+      const output = await echo({ answer: 'forty-two' });
+      sink += instructions.length + output.answer.length;
+    }, 100),
+  );
 }
 await runtime.close();
 if (sink === 0) throw new Error('unreachable');

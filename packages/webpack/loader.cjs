@@ -16,9 +16,14 @@ module.exports.pitch = function berrypackPitch() {
   const options = this.getOptions();
   const plugin = globalThis[REGISTRY] && globalThis[REGISTRY].get(options.instance);
   if (!plugin) {
-    const error = new Error('Unexpected use of @berrypack/webpack/loader without its plugin, expected `plugins: [berrypack()]` in the webpack or Rspack configuration');
+    const error = new Error(
+      'Unexpected use of @berrypack/webpack/loader without its plugin, expected `plugins: [berrypack()]` in the webpack or Rspack configuration',
+    );
     error.stack = '';
     return callback(error);
   }
-  plugin.load(this).then((code) => callback(null, code), (error) => callback(error));
+  plugin.load(this).then(
+    (code) => callback(null, code),
+    (error) => callback(error),
+  );
 };

@@ -15,7 +15,14 @@ const BIN = path.join(ROOT, 'packages/cli/bin/berrypack.js');
 const PACKAGES = ['text-kit', 'greeter', 'notes'];
 const TEAM = 'berrypack-e2e';
 const BUILD_LOG = 'node_modules/.berrypack-builds.log';
-const GIT_ENV = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@berrypack.invalid', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@berrypack.invalid', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'e2e',
+  GIT_AUTHOR_EMAIL: 'e2e@berrypack.invalid',
+  GIT_COMMITTER_NAME: 'e2e',
+  GIT_COMMITTER_EMAIL: 'e2e@berrypack.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+};
 
 function run(command, args, options) {
   return new Promise((resolve) => {
@@ -166,13 +173,25 @@ export async function runRemoteCacheScenario({ keep = false } = {}) {
     const leaks = [];
     for (const [where, text] of [
       ...[a, b, c].flatMap((clone) => Object.entries(bundles(clone)).map(([k, v]) => [`bundle ${k} in ${path.relative(tmp, clone)}`, v.toString('utf8')])),
-      ...[first, second, afterEdit, pulled, tampered].flatMap((r, i) => [[`turbo output ${i + 1}`, r.output], [`run summary ${i + 1}`, r.summaryText]]),
+      ...[first, second, afterEdit, pulled, tampered].flatMap((r, i) => [
+        [`turbo output ${i + 1}`, r.output],
+        [`run summary ${i + 1}`, r.summaryText],
+      ]),
     ]) {
       if (text.includes(token)) leaks.push(`${where} contains the cache token`);
       if (text.includes(signatureKey)) leaks.push(`${where} contains the signature key`);
       if (where.startsWith('bundle') && text.includes(tmp)) leaks.push(`${where} contains an absolute path`);
     }
-    return { runs: { first, second, afterEdit, pulled, tampered }, stored, secondIdentical, editReached, pulledIdentical, tamperedIdentical, leaks, edit: EDIT };
+    return {
+      runs: { first, second, afterEdit, pulled, tampered },
+      stored,
+      secondIdentical,
+      editReached,
+      pulledIdentical,
+      tamperedIdentical,
+      leaks,
+      edit: EDIT,
+    };
   } finally {
     await server?.close();
     if (!keep) rmSync(tmp, { recursive: true, force: true });
@@ -187,20 +206,45 @@ export function checkRemoteCache(r) {
   const { first, second, afterEdit, pulled, tampered } = r.runs;
   const firstHashes = PACKAGES.flatMap((p) => [first.tasks[p]?.hash, `${first.tasks[p]?.hash}.tag`]).sort();
   return [
-    { claim: 'the first clone builds every package', ok: all(first.tasks, (t) => t.status === 'MISS') && list(first.built) === list([...PACKAGES].sort()), observed: `built ${list(first.built)}` },
-    { claim: 'its artifacts are uploaded to the remote cache, each with a signature tag', ok: list(r.stored) === list(firstHashes), observed: `server store holds ${list(r.stored)}` },
-    { claim: 'a second clone elsewhere is a full remote hit (FULL TURBO)', ok: second.fullTurbo && all(second.tasks, (t) => t.status === 'HIT' && t.source === 'REMOTE'), observed: PACKAGES.map((p) => `${p} ${second.tasks[p]?.status}/${second.tasks[p]?.source}`).join(', ') },
+    {
+      claim: 'the first clone builds every package',
+      ok: all(first.tasks, (t) => t.status === 'MISS') && list(first.built) === list([...PACKAGES].sort()),
+      observed: `built ${list(first.built)}`,
+    },
+    {
+      claim: 'its artifacts are uploaded to the remote cache, each with a signature tag',
+      ok: list(r.stored) === list(firstHashes),
+      observed: `server store holds ${list(r.stored)}`,
+    },
+    {
+      claim: 'a second clone elsewhere is a full remote hit (FULL TURBO)',
+      ok: second.fullTurbo && all(second.tasks, (t) => t.status === 'HIT' && t.source === 'REMOTE'),
+      observed: PACKAGES.map((p) => `${p} ${second.tasks[p]?.status}/${second.tasks[p]?.source}`).join(', '),
+    },
     { claim: 'the second clone runs no berrypack build', ok: second.built.length === 0, observed: `built ${list(second.built)}` },
-    { claim: 'its bundles are byte-identical to the first clone\'s', ok: r.secondIdentical, observed: r.secondIdentical ? 'identical' : 'different' },
+    { claim: "its bundles are byte-identical to the first clone's", ok: r.secondIdentical, observed: r.secondIdentical ? 'identical' : 'different' },
     {
       claim: 'an edit in text-kit rebuilds text-kit and its dependent greeter only',
-      ok: list(afterEdit.built) === 'greeter, text-kit' && afterEdit.tasks['notes']?.status === 'HIT' && afterEdit.tasks['text-kit']?.status === 'MISS' && afterEdit.tasks['greeter']?.status === 'MISS' && r.editReached,
+      ok:
+        list(afterEdit.built) === 'greeter, text-kit' &&
+        afterEdit.tasks['notes']?.status === 'HIT' &&
+        afterEdit.tasks['text-kit']?.status === 'MISS' &&
+        afterEdit.tasks['greeter']?.status === 'MISS' &&
+        r.editReached,
       observed: `built ${list(afterEdit.built)}; edit in greeter's bundle: ${r.editReached}`,
     },
-    { claim: 'the first clone, after pulling the edit, is a full hit restoring identical bundles', ok: pulled.fullTurbo && pulled.built.length === 0 && r.pulledIdentical, observed: `built ${list(pulled.built)}; ${r.pulledIdentical ? 'identical' : 'different'}` },
     {
-      claim: 'an artifact swapped in the server\'s storage fails its signature and is rebuilt to the same bytes',
-      ok: list(tampered.built) === 'greeter' && tampered.tasks['greeter']?.status === 'MISS' && tampered.tasks['text-kit']?.source === 'REMOTE' && r.tamperedIdentical,
+      claim: 'the first clone, after pulling the edit, is a full hit restoring identical bundles',
+      ok: pulled.fullTurbo && pulled.built.length === 0 && r.pulledIdentical,
+      observed: `built ${list(pulled.built)}; ${r.pulledIdentical ? 'identical' : 'different'}`,
+    },
+    {
+      claim: "an artifact swapped in the server's storage fails its signature and is rebuilt to the same bytes",
+      ok:
+        list(tampered.built) === 'greeter' &&
+        tampered.tasks['greeter']?.status === 'MISS' &&
+        tampered.tasks['text-kit']?.source === 'REMOTE' &&
+        r.tamperedIdentical,
       observed: `built ${list(tampered.built)}; ${r.tamperedIdentical ? 'identical' : 'different'}`,
     },
     { claim: 'no token, signature key or absolute path in bundles, outputs or run summaries', ok: r.leaks.length === 0, observed: list(r.leaks) },

@@ -51,7 +51,8 @@ const tiny = buildPackage({
       },
     },
   }),
-  'run.md': '---\nname: run\ndescription: Pings the host and asks the model.\nlanguage: javascript\ntools:\n  - host.ping\n  - think\n---\nexport default async function run(input, tools) {\n  const pong = await tools[\'host.ping\']({});\n  return { pong, thought: await tools.think({}) };\n}\n',
+  'run.md':
+    "---\nname: run\ndescription: Pings the host and asks the model.\nlanguage: javascript\ntools:\n  - host.ping\n  - think\n---\nexport default async function run(input, tools) {\n  const pong = await tools['host.ping']({});\n  return { pong, thought: await tools.think({}) };\n}\n",
   'think.md': '---\nname: think\ndescription: Thinks.\nmodel:\n  select:\n    operation: generation\n---\nThink.\n',
   'a.txt': 'first resource',
   'b.txt': 'the second resource',
@@ -144,7 +145,11 @@ describe('control: the intact bundle runs and reaches every spy', () => {
     expect(await loadAndRun(tiny.bytes, spies, { blobs: tiny.blobs })).toBeUndefined();
     // The spied sandbox answers for the code routine itself, so only it is reached here.
     expect(spies.sandbox).toBe(1);
-    const real = createRuntime({ tools: { 'host.ping': () => (spies.tool++, 'pong') }, providers: { spy: { generate: async () => (spies.provider++, { text: 'thought' }) } }, defaultModel: { provider: 'spy' } });
+    const real = createRuntime({
+      tools: { 'host.ping': () => (spies.tool++, 'pong') },
+      providers: { spy: { generate: async () => (spies.provider++, { text: 'thought' }) } },
+      defaultModel: { provider: 'spy' },
+    });
     const bundle = await loadBundle(tiny.bytes, { blobs: tiny.blobs });
     const { executionId } = await real.start(real.prepare(bundle, { grants: ['host.ping'] }), { agent: 'tiny' });
     expect(await real.result(executionId)).toMatchObject({ status: 'completed', output: { pong: 'pong', thought: 'thought' } });
@@ -163,7 +168,7 @@ describe('every byte of a small bundle, sampled bytes of a large one', () => {
     for (let at = 0; at < bytes.length; at++) {
       const changed = bytes.slice();
       // A different bit at each position: case, digit and structure changes all occur.
-      changed[at]! ^= 1 << at % 8;
+      changed[at]! ^= 1 << (at % 8);
       const error = expectNamed(await loadAndRun(changed, spies, { blobs: tiny.blobs }), `byte ${at}`);
       expect(error.message, `byte ${at} (${error.code})`).toMatch(MESSAGES[error.code]!);
       seen.set(error.code, (seen.get(error.code) ?? 0) + 1);
@@ -254,7 +259,9 @@ describe('whole-file tampering', () => {
       () => undefined,
       (e: unknown) => e as BundleLoadError,
     );
-    expect(expectNamed(damaged, 'damaged on disk').message).toMatch(/^Unexpected digest sha256-[0-9a-f]{64} for the blob of resource "ui:\/\/a", expected sha256-/);
+    expect(expectNamed(damaged, 'damaged on disk').message).toMatch(
+      /^Unexpected digest sha256-[0-9a-f]{64} for the blob of resource "ui:\/\/a", expected sha256-/,
+    );
     expect(spies).toEqual({ sandbox: 0, provider: 0, tool: 0 });
   });
 
@@ -275,7 +282,11 @@ describe('whole-file tampering', () => {
     const bytes = readFileSync(file);
     bytes[bytes.indexOf('pong')] = 'P'.charCodeAt(0);
     writeFileSync(file, bytes);
-    const r = spawnSync(process.execPath, [BIN, 'run', file, '--agent', 'tiny', '--grant', 'host.ping', '--json'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    const r = spawnSync(process.execPath, [BIN, 'run', file, '--agent', 'tiny', '--grant', 'host.ping', '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const report = JSON.parse(r.stdout) as { executionId: string | null; status: string; calls: unknown[]; error: { code: string; message: string } };

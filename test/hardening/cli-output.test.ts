@@ -30,9 +30,17 @@ const runDir = path.join(root, 'run');
 mkdirSync(runDir, { recursive: true });
 writeFileSync(
   path.join(runDir, 'plugin.json'),
-  JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'hostile.output', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['shout'] } } }),
+  JSON.stringify({
+    $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+    name: 'hostile.output',
+    version: '1',
+    extensions: { 'ai.strawberry.berry': { exports: ['shout'] } },
+  }),
 );
-writeFileSync(path.join(runDir, 'shout.md'), `---\nname: shout\ndescription: Throws a message it chose.\nlanguage: javascript\n---\nexport default () => { throw new Error(${JSON.stringify(HOSTILE)}); };\n`);
+writeFileSync(
+  path.join(runDir, 'shout.md'),
+  `---\nname: shout\ndescription: Throws a message it chose.\nlanguage: javascript\n---\nexport default () => { throw new Error(${JSON.stringify(HOSTILE)}); };\n`,
+);
 
 describe('the CLI prints hostile values safely', () => {
   it('keeps `--json` one parseable object with the values escaped', () => {

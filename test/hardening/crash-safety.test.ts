@@ -87,7 +87,12 @@ function inspectOut(out: string): OutState {
         continue;
       }
       expect(name).toMatch(/^[0-9a-f]{64}$/);
-      expect(createHash('sha256').update(readFileSync(path.join(blobDir, name))).digest('hex'), `blob ${name} is complete`).toBe(name);
+      expect(
+        createHash('sha256')
+          .update(readFileSync(path.join(blobDir, name)))
+          .digest('hex'),
+        `blob ${name} is complete`,
+      ).toBe(name);
       state.blobs++;
     }
   }
@@ -109,7 +114,11 @@ describe('a build killed at random points', () => {
         extensions: {
           'ai.strawberry.berry': {
             exports: ['count'],
-            resources: Array.from({ length: RESOURCES }, (_v, i) => ({ uri: `asset://crash/${i}`, mimeType: 'application/octet-stream', path: `assets/${i}.bin` })),
+            resources: Array.from({ length: RESOURCES }, (_v, i) => ({
+              uri: `asset://crash/${i}`,
+              mimeType: 'application/octet-stream',
+              path: `assets/${i}.bin`,
+            })),
           },
         },
       }),
@@ -159,7 +168,13 @@ describe('a build killed at random points', () => {
       const final = inspectOut(out);
       expect(final).toMatchObject({ bundles: 1, blobs: RESOURCES });
       expect(interrupted).toBeGreaterThan(0);
-      recordFigure('build-kills', { kills: BUILD_KILLS * 2, interrupted, finishedBeforeKill: finished, leftoverTemporaries: final.temporaries.length, states: Object.fromEntries(seen) });
+      recordFigure('build-kills', {
+        kills: BUILD_KILLS * 2,
+        interrupted,
+        finishedBeforeKill: finished,
+        leftoverTemporaries: final.temporaries.length,
+        states: Object.fromEntries(seen),
+      });
     },
     SOAK ? 1_800_000 : 60_000,
   );
@@ -172,7 +187,8 @@ describe('a run killed while it writes its journal', () => {
   beforeAll(() => {
     writeTree(pkg, {
       'plugin.json': JSON.stringify({ $schema: SCHEMA, name: 'crash.agent', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['chain'] } } }),
-      'chain.md': '---\nname: chain\ndescription: Calls its leaf many times.\nlanguage: javascript\ntools:\n  - leaf\n---\nexport default async (input, tools) => {\n  let total = 0;\n  for (let i = 0; i < 150; i++) total += await tools.leaf(i);\n  return total;\n};\n',
+      'chain.md':
+        '---\nname: chain\ndescription: Calls its leaf many times.\nlanguage: javascript\ntools:\n  - leaf\n---\nexport default async (input, tools) => {\n  let total = 0;\n  for (let i = 0; i < 150; i++) total += await tools.leaf(i);\n  return total;\n};\n',
       'leaf.md': '---\nname: leaf\ndescription: Echoes.\nlanguage: javascript\n---\nexport default (input) => input;\n',
     });
     const journal = path.join(root, 'full.jsonl');
@@ -259,8 +275,16 @@ describe('a run killed while it writes its journal', () => {
     const r = spawnSync(process.execPath, [BIN, 'replay', file, '--bundle', 'plugin.json', '--json'], { cwd: pkg, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ matches: false, error: { code: 'incomplete-recording' }, incomplete: { endsAfter: cut + 1, matched: true } });
-    const text = spawnSync(process.execPath, [BIN, 'replay', file, '--bundle', 'plugin.json'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const text = spawnSync(process.execPath, [BIN, 'replay', file, '--bundle', 'plugin.json'], {
+      cwd: pkg,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     expect(text.status, text.stderr).toBe(1);
-    expect(text.stdout).toMatch(new RegExp(`^✖ incomplete-recording: Missing the end of the recording of exec-[0-9a-f-]+: it ends after entry ${cut + 1} \\(the outcome of call c1\\.20\\)`));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^✖ incomplete-recording: Missing the end of the recording of exec-[0-9a-f-]+: it ends after entry ${cut + 1} \\(the outcome of call c1\\.20\\)`,
+      ),
+    );
   });
 });

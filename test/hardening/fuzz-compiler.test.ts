@@ -74,7 +74,9 @@ describe('fuzz: checkSource', () => {
         progress('source', input, { file: fileName(input) });
         timed('checkSource', input, () => expectSourceContract(fileName(input), input.bytes));
       });
-      checkProperty('checkSource', property, runs(1_500), budget(25_000), (input, problem) => saveRegression({ target: 'source', file: fileName(input), base: input.base, mutations: input.mutations, problem }, input.bytes));
+      checkProperty('checkSource', property, runs(1_500), budget(25_000), (input, problem) =>
+        saveRegression({ target: 'source', file: fileName(input), base: input.base, mutations: input.mutations, problem }, input.bytes),
+      );
     },
     scaledTimeout(25_000),
   );
@@ -179,7 +181,10 @@ describe('fuzz: the CLI, on a sample', () => {
       recordFigure('fuzz', { target: 'cli', seed: FUZZ_SEED, inputs: samples.length + 1, failed: false, interrupted: false });
       // A routine file that is pure noise, checked on its own.
       mkdirSync(path.join(root, 'cli', 'noise'), { recursive: true });
-      writeFileSync(path.join(root, 'cli', 'noise', 'noise.md'), Uint8Array.from({ length: 256 }, (_v, k) => (k * 131 + 7) % 256));
+      writeFileSync(
+        path.join(root, 'cli', 'noise', 'noise.md'),
+        Uint8Array.from({ length: 256 }, (_v, k) => (k * 131 + 7) % 256),
+      );
       expectCleanExit(berrypack(['check', 'noise.md', '--json'], { cwd: path.join(root, 'cli', 'noise') }), 'check noise.md');
     },
     scaledTimeout(30_000),

@@ -36,9 +36,21 @@ const CASES: Record<string, Case> = {
   'cpu.microtasks': { body: 'export default async () => { for (;;) await null; }', fails: 'limit-cpu' },
   'cpu.in-getter': { body: 'export default () => ({ get x() { for (;;) {} } })', fails: 'limit-cpu' },
   // Constructor chains and evaluators only ever reach the guest's own global.
-  'escape.constructor': { body: "export default () => ({}).constructor.constructor('return process')()", fails: 'code-error', message: /ReferenceError: process is not defined/ },
-  'escape.async-constructor': { body: "export default async () => (async () => {}).constructor('return require')()", fails: 'code-error', message: /ReferenceError: require is not defined/ },
-  'escape.generator-constructor': { body: "export default () => (function* () {}).constructor('yield process')().next()", fails: 'code-error', message: /ReferenceError: process is not defined/ },
+  'escape.constructor': {
+    body: "export default () => ({}).constructor.constructor('return process')()",
+    fails: 'code-error',
+    message: /ReferenceError: process is not defined/,
+  },
+  'escape.async-constructor': {
+    body: "export default async () => (async () => {}).constructor('return require')()",
+    fails: 'code-error',
+    message: /ReferenceError: require is not defined/,
+  },
+  'escape.generator-constructor': {
+    body: "export default () => (function* () {}).constructor('yield process')().next()",
+    fails: 'code-error',
+    message: /ReferenceError: process is not defined/,
+  },
   'escape.eval': { body: "export default () => eval('process')", fails: 'code-error', message: /ReferenceError: process is not defined/ },
   'escape.indirect-eval': { body: "export default () => (0, eval)('require')('fs')", fails: 'code-error', message: /ReferenceError: require is not defined/ },
   'escape.new-function': { body: "export default () => new Function('return this')()['pro' + 'cess'].exit(1)", fails: 'code-error', message: /TypeError/ },
@@ -47,7 +59,11 @@ const CASES: Record<string, Case> = {
     output: ['undefined', 'undefined', 'undefined'],
   },
   'escape.dynamic-import': { body: 'export default async () => (0, eval)("import(\'node:fs\')")', fails: 'code-error', message: /not available/ },
-  'escape.import-own-graph': { body: "export default async () => (0, eval)(\"import('./escape.import-own-graph.md')\")", fails: 'code-error', message: /not available/ },
+  'escape.import-own-graph': {
+    body: 'export default async () => (0, eval)("import(\'./escape.import-own-graph.md\')")',
+    fails: 'code-error',
+    message: /not available/,
+  },
   'escape.globals': {
     body: "const names = ['process', 'require', 'module', 'global', 'fetch', 'setTimeout', 'setInterval', 'queueMicrotask', 'Buffer', 'Worker', 'WebAssembly', 'Intl', 'console', 'navigator', 'Deno', 'Bun', 'std', 'os'];\nexport default () => names.filter((n) => typeof globalThis[n] !== 'undefined')",
     output: [],
@@ -56,23 +72,50 @@ const CASES: Record<string, Case> = {
   'escape.finalization': { body: "export default () => new globalThis['Finalization' + 'Registry'](() => {})", fails: 'code-error', message: /TypeError/ },
   'escape.shared-memory': { body: "export default () => new globalThis['Shared' + 'ArrayBuffer'](8)", fails: 'code-error', message: /TypeError/ },
   'escape.atomics': { body: "export default () => globalThis['Ato' + 'mics'].wait(new Int32Array(4), 0, 0, 1000)", fails: 'code-error', message: /TypeError/ },
-  'escape.receipt-forgery': { body: 'export default async (input, tools, context) => context.receipt({ then() {} })', fails: 'code-error', message: /TypeError/ },
-  'escape.spoofed-code': { body: "export default () => { throw Object.assign(new Error('pretend'), { code: 'limit-cpu' }); }", fails: 'code-error', message: /pretend/ },
+  'escape.receipt-forgery': {
+    body: 'export default async (input, tools, context) => context.receipt({ then() {} })',
+    fails: 'code-error',
+    message: /TypeError/,
+  },
+  'escape.spoofed-code': {
+    body: "export default () => { throw Object.assign(new Error('pretend'), { code: 'limit-cpu' }); }",
+    fails: 'code-error',
+    message: /pretend/,
+  },
   // Memory: one sandbox's limit holds for strings, arrays and buffers.
   'memory.string': { body: "export default () => 'x'.repeat(2 ** 27).length", fails: 'limit-memory' },
   'memory.array': { body: 'export default () => new Array(2 ** 26).fill(0.5).length', fails: 'limit-memory' },
   'memory.buffer': { body: 'export default () => new ArrayBuffer(2 ** 30).byteLength', fails: 'limit-memory' },
   'memory.promises': { body: 'export default () => { const all = []; for (;;) all.push(new Promise(() => {})); }', fails: 'limit-memory|limit-cpu' },
-  'memory.recursion': { body: 'export default () => { const f = (n) => f(n + 1) + 1; return f(0); }', fails: 'code-error', message: /RangeError: Maximum call stack size exceeded/ },
+  'memory.recursion': {
+    body: 'export default () => { const f = (n) => f(n + 1) + 1; return f(0); }',
+    fails: 'code-error',
+    message: /RangeError: Maximum call stack size exceeded/,
+  },
   'memory.nesting': { body: 'export default () => { let a = []; for (let i = 0; i < 5000; i++) a = [a]; return a; }', fails: 'not-json' },
   'memory.cycle': { body: 'export default () => { const a = {}; a.self = a; return a; }', fails: 'not-json' },
   // Output: 100 MB does not fit in the 64 MB sandbox (the larger sandbox below hits the output limit).
   'output.huge': { body: "export default () => 'x'.repeat(100 * 1024 * 1024)", fails: 'limit-memory' },
-  'output.tool-input': { body: "export default async (input, tools) => tools.leaf('x'.repeat(20 * 1024 * 1024))", tools: ['leaf'], fails: 'code-error', message: /output-too-large/ },
+  'output.tool-input': {
+    body: "export default async (input, tools) => tools.leaf('x'.repeat(20 * 1024 * 1024))",
+    tools: ['leaf'],
+    fails: 'code-error',
+    message: /output-too-large/,
+  },
   'output.thrown-message': { body: "export default () => { throw new Error('x'.repeat(30 * 1024 * 1024)); }", fails: 'code-error' },
   // Calls and steps: storms past `limits`, and promises nothing can settle.
-  'calls.parallel-storm': { body: 'export default async (input, tools) => Promise.all(Array.from({ length: 2000 }, (_, i) => tools.leaf(i)))', tools: ['leaf'], fails: 'code-error', message: /limit-calls/ },
-  'calls.serial-storm': { body: 'export default async (input, tools) => { for (let i = 0; ; i++) await tools.leaf(i); }', tools: ['leaf'], fails: 'code-error', message: /limit-calls/ },
+  'calls.parallel-storm': {
+    body: 'export default async (input, tools) => Promise.all(Array.from({ length: 2000 }, (_, i) => tools.leaf(i)))',
+    tools: ['leaf'],
+    fails: 'code-error',
+    message: /limit-calls/,
+  },
+  'calls.serial-storm': {
+    body: 'export default async (input, tools) => { for (let i = 0; ; i++) await tools.leaf(i); }',
+    tools: ['leaf'],
+    fails: 'code-error',
+    message: /limit-calls/,
+  },
   'calls.next-loop': { body: 'export default (input) => input', extra: 'next:\n  to: calls.next-loop\n', fails: 'limit-steps' },
   'calls.never-settles': { body: 'export default () => new Promise(() => {})', fails: 'timeout' },
 };
@@ -92,11 +135,20 @@ function routine(name: string, c: Pick<Case, 'body' | 'tools' | 'extra'>): strin
 }
 
 function buildHostile(dir: string, cases: Record<string, Pick<Case, 'body' | 'tools' | 'extra'>>): Bundle | Promise<Bundle> {
-  const all = { ...cases, leaf: { body: 'export default (input) => input' }, ok: { body: 'export default (input) => ({ ok: true, input, random: Math.random() < 1 })' } };
+  const all = {
+    ...cases,
+    leaf: { body: 'export default (input) => input' },
+    ok: { body: 'export default (input) => ({ ok: true, input, random: Math.random() < 1 })' },
+  };
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, 'plugin.json'),
-    JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'hostile.code', version: '1', extensions: { 'ai.strawberry.berry': { exports: Object.keys(all) } } }),
+    JSON.stringify({
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: 'hostile.code',
+      version: '1',
+      extensions: { 'ai.strawberry.berry': { exports: Object.keys(all) } },
+    }),
   );
   for (const [name, c] of Object.entries(all)) writeFileSync(path.join(dir, `${name}.md`), routine(name, c));
   const built = createCompiler({ store: path.join(root, 'store') }).build(path.join(dir, 'plugin.json'));
@@ -177,7 +229,15 @@ describe('hostile code routines are contained by the whole runtime', () => {
       'static.shared': 'export default () => new SharedArrayBuffer(8)',
       'static.timer': 'export default () => setTimeout(() => {}, 1)',
     };
-    writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'hostile.static', version: '1', extensions: { 'ai.strawberry.berry': { exports: Object.keys(bodies) } } }));
+    writeFileSync(
+      path.join(dir, 'plugin.json'),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'hostile.static',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { exports: Object.keys(bodies) } },
+      }),
+    );
     for (const [name, body] of Object.entries(bodies)) writeFileSync(path.join(dir, `${name}.md`), routine(name, { body }));
     const built = createCompiler({ store: path.join(root, 'store') }).build(path.join(dir, 'plugin.json'));
     expect(built.ok).toBe(false);
@@ -199,7 +259,10 @@ describe('hostile code routines are contained by the whole runtime', () => {
     const memoryBytes = 16 * 1024 * 1024;
     const nested = createRuntime({ limits: { ...limits, calls: 40, memoryBytes } });
     const b = await buildHostile(path.join(root, 'nested'), {
-      nest: { body: 'export default async (input, tools) => { const keep = new Uint8Array(8 * 1024 * 1024).fill(1); await tools.nest({}); return keep.length; }', tools: ['nest'] },
+      nest: {
+        body: 'export default async (input, tools) => { const keep = new Uint8Array(8 * 1024 * 1024).fill(1); await tools.nest({}); return keep.length; }',
+        tools: ['nest'],
+      },
     });
     const before = process.memoryUsage().rss;
     let peak = before;

@@ -112,8 +112,14 @@ function expectRefused(dir: string, built: { result: BuildResult; host: SpyHost 
   expect(found, `expected ${code} among ${result.diagnostics.map((d) => `${d.code} ${d.message}`).join('; ')}`).toBeDefined();
   expect(found!.message).toMatch(/^Unexpected /);
   expect(within(dir, found!.file), `${found!.file} is inside ${dir}`).toBe(true);
-  expect(host.reads.filter((r) => !inside(dir, r)), 'files read outside the package').toEqual([]);
-  expect(host.listings.filter((r) => !inside(dir, r)), 'directories listed outside the package').toEqual([]);
+  expect(
+    host.reads.filter((r) => !inside(dir, r)),
+    'files read outside the package',
+  ).toEqual([]);
+  expect(
+    host.listings.filter((r) => !inside(dir, r)),
+    'directories listed outside the package',
+  ).toEqual([]);
   return found!;
 }
 
@@ -129,7 +135,10 @@ function expectAtImport(dir: string, result: BuildResult, needle: string, messag
   const line = text.slice(0, at).split('\n').length;
   const column = at - text.lastIndexOf('\n', at - 1);
   const found = result.diagnostics.find((d) => d.code === 'BP2094' && d.line === line);
-  expect(found, `expected BP2094 at line ${line} among ${result.diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`).join('; ')}`).toBeDefined();
+  expect(
+    found,
+    `expected BP2094 at line ${line} among ${result.diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`).join('; ')}`,
+  ).toBeDefined();
   expect(found).toMatchObject({ rule: 'MAN-5', severity: 'error', file, line, column, endLine: line, endColumn: column + needle.length });
   expect(found!.message).toMatch(message);
   return found!;
@@ -236,7 +245,10 @@ describe('paths too long for the file system', () => {
     expectRefused(sources, build(sources), 'BP2031');
     const code = makePackage({ 'plugin.json': manifest({ exports: ['a'] }), 'a.md': codeRoutine('a', `./${long}x.js`) });
     expectRefused(code, build(code), 'BP3035');
-    const resource = makePackage({ 'plugin.json': manifest({ exports: ['a'], resources: [{ uri: 'ui://x', mimeType: 'text/plain', path: `${long}x` }] }), 'a.md': codeRoutine('a') });
+    const resource = makePackage({
+      'plugin.json': manifest({ exports: ['a'], resources: [{ uri: 'ui://x', mimeType: 'text/plain', path: `${long}x` }] }),
+      'a.md': codeRoutine('a'),
+    });
     expectRefused(resource, build(resource), 'BP2052');
   });
 });
@@ -289,7 +301,12 @@ describe('imports: other packages only as manifests or bundles', () => {
     for (const target of [{ fifo: true as const }, { link: '/dev/zero' }]) {
       const dir = makePackage({ 'plugin.json': importing({ bundle: 'dep.berry.json' }), 'a.md': codeRoutine('a'), 'dep.berry.json': target });
       const { result } = build(dir);
-      expectAtImport(dir, result, '"dep.berry.json"', /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\.berry\.json` for the `bundle` import `x`, expected a regular bundle file$/);
+      expectAtImport(
+        dir,
+        result,
+        '"dep.berry.json"',
+        /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\.berry\.json` for the `bundle` import `x`, expected a regular bundle file$/,
+      );
       expect(result.diagnostics.map((d) => d.code)).not.toContain('BP2093');
     }
   });
@@ -330,7 +347,8 @@ describe('imports: other packages only as manifests or bundles', () => {
   const refuseReadsOf = (...files: string[]) =>
     new SpyHost({
       beforeRead: (file) => {
-        if (files.includes(file) || files.includes(real(file))) throw Object.assign(new Error(`EAGAIN: reading ${file} would block or never end`), { code: 'EAGAIN' });
+        if (files.includes(file) || files.includes(real(file)))
+          throw Object.assign(new Error(`EAGAIN: reading ${file} would block or never end`), { code: 'EAGAIN' });
         return undefined;
       },
     });
@@ -342,7 +360,12 @@ describe('imports: other packages only as manifests or bundles', () => {
     const { result } = build(dir, host);
     expect(result.ok).toBe(false);
     expect(host.reads).not.toContain(fifo);
-    expectAtImport(dir, result, '"dep/plugin.json"', /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\/plugin\.json` for the `manifest` import `x`, expected a regular plugin\.json file$/);
+    expectAtImport(
+      dir,
+      result,
+      '"dep/plugin.json"',
+      /^Unexpected FIFO, device or other special file \(not a regular file\) `dep\/plugin\.json` for the `manifest` import `x`, expected a regular plugin\.json file$/,
+    );
   });
 
   it('never reads a manifest import that is a symbolic link to /dev/zero', () => {
@@ -357,7 +380,13 @@ describe('imports: other packages only as manifests or bundles', () => {
 
   it('never reads a manifest or bundle import larger than text can be (a host reports the size)', () => {
     const dir = makePackage({
-      'plugin.json': manifest({ exports: ['a'], imports: [{ name: 'x', manifest: 'dep/plugin.json' }, { name: 'y', bundle: 'dep.berry.json' }] }),
+      'plugin.json': manifest({
+        exports: ['a'],
+        imports: [
+          { name: 'x', manifest: 'dep/plugin.json' },
+          { name: 'y', bundle: 'dep.berry.json' },
+        ],
+      }),
       'a.md': codeRoutine('a'),
       'dep/plugin.json': manifest({ exports: [] }, 'dep'),
       'dep.berry.json': '{}',
@@ -368,8 +397,18 @@ describe('imports: other packages only as manifests or bundles', () => {
     host.stat = (file: string) => (big.includes(file) ? { kind: 'file', size: 0x2000_0000 } : nodeHost.stat(file));
     const { result } = build(dir, host);
     expect(host.reads.filter((r) => big.includes(r))).toEqual([]);
-    for (const [needle, kind] of [['"dep/plugin.json"', 'manifest'], ['"dep.berry.json"', 'bundle']] as const) {
-      expectAtImport(dir, result, needle, new RegExp(`^Unexpected file of 536870912 bytes \`[^\`]+\` for the \`${kind}\` import \`[xy]\`, expected a regular (plugin\\.json|bundle) file of at most 536870888 bytes$`));
+    for (const [needle, kind] of [
+      ['"dep/plugin.json"', 'manifest'],
+      ['"dep.berry.json"', 'bundle'],
+    ] as const) {
+      expectAtImport(
+        dir,
+        result,
+        needle,
+        new RegExp(
+          `^Unexpected file of 536870912 bytes \`[^\`]+\` for the \`${kind}\` import \`[xy]\`, expected a regular (plugin\\.json|bundle) file of at most 536870888 bytes$`,
+        ),
+      );
     }
   });
 
@@ -379,7 +418,9 @@ describe('imports: other packages only as manifests or bundles', () => {
     const fifoHost = refuseReadsOf(fifoFile);
     const refusedFifo = build(fifo, fifoHost).result;
     expect(fifoHost.reads).toEqual([]);
-    expect(refusedFifo.diagnostics).toEqual([expect.objectContaining({ code: 'BP9001', file: fifoFile, line: 1, column: 1, message: expect.stringMatching(/not a regular file\) as plugin\.json/) })]);
+    expect(refusedFifo.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP9001', file: fifoFile, line: 1, column: 1, message: expect.stringMatching(/not a regular file\) as plugin\.json/) }),
+    ]);
 
     const huge = makePackage({ 'plugin.json': manifest({ exports: ['a'] }), 'a.md': codeRoutine('a') });
     const hugeFile = path.join(huge, 'plugin.json');
@@ -388,7 +429,13 @@ describe('imports: other packages only as manifests or bundles', () => {
     const refusedHuge = build(huge, hugeHost).result;
     expect(hugeHost.reads).toEqual([]);
     expect(refusedHuge.diagnostics).toEqual([
-      expect.objectContaining({ code: 'BP2002', file: hugeFile, line: 1, column: 1, message: 'Unexpected file of 536870912 bytes, expected at most 536870888 bytes of text' }),
+      expect.objectContaining({
+        code: 'BP2002',
+        file: hugeFile,
+        line: 1,
+        column: 1,
+        message: 'Unexpected file of 536870912 bytes, expected at most 536870888 bytes of text',
+      }),
     ]);
   });
 
@@ -397,13 +444,19 @@ describe('imports: other packages only as manifests or bundles', () => {
   // two such imports: a hang). The spy cuts the recursion short if it ever comes back.
   it('refuses a manifest that imports itself through symbolic links to its directory as a cycle', () => {
     const dir = makePackage({
-      'plugin.json': manifest({ exports: ['a'], imports: [{ name: 'x', manifest: 'a/plugin.json' }, { name: 'y', manifest: 'b/plugin.json' }] }),
+      'plugin.json': manifest({
+        exports: ['a'],
+        imports: [
+          { name: 'x', manifest: 'a/plugin.json' },
+          { name: 'y', manifest: 'b/plugin.json' },
+        ],
+      }),
       'a.md': codeRoutine('a'),
       a: { link: '.' },
       b: { link: '.' },
     });
     const host = new SpyHost({
-      beforeRead: (file) => {
+      beforeRead: (_file) => {
         if (host.reads.length > 50) throw Object.assign(new Error('runaway import recursion'), { code: 'ERUNAWAY' });
         return undefined;
       },
@@ -518,26 +571,30 @@ describe('a package whose path goes through a symbolic link', () => {
 });
 
 describe('an enormous package', () => {
-  it(`builds ${ENORMOUS.toLocaleString('en')} sources in nested directories`, () => {
-    const dir = path.join(root, 'enormous');
-    const count = ENORMOUS;
-    const files: Record<string, string> = { 'plugin.json': manifest({ sources: 'routines', exports: ['d0.r0'] }) };
-    for (let i = 0; i < count; i++) {
-      const d = `d${i % 40}`;
-      files[`routines/${d}/r${i}.md`] = `---\nname: ${d}.r${i}\ndescription: Routine ${i}.\n---\nRule ${i}.\n`;
-    }
-    for (const [rel, text] of Object.entries(files)) {
-      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      writeFileSync(path.join(dir, rel), text);
-    }
-    const started = performance.now();
-    const { result } = build(dir);
-    const ms = performance.now() - started;
-    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expect(Object.keys((JSON.parse(new TextDecoder().decode(result.bundle!.bytes)) as { content: { sources: object } }).content.sources)).toHaveLength(count);
-    expect(ms).toBeLessThan(60_000);
-    recordFigure('enormous-package', { sources: count, buildMs: Math.round(ms), ok: result.ok });
-  }, SOAK ? 300_000 : 30_000);
+  it(
+    `builds ${ENORMOUS.toLocaleString('en')} sources in nested directories`,
+    () => {
+      const dir = path.join(root, 'enormous');
+      const count = ENORMOUS;
+      const files: Record<string, string> = { 'plugin.json': manifest({ sources: 'routines', exports: ['d0.r0'] }) };
+      for (let i = 0; i < count; i++) {
+        const d = `d${i % 40}`;
+        files[`routines/${d}/r${i}.md`] = `---\nname: ${d}.r${i}\ndescription: Routine ${i}.\n---\nRule ${i}.\n`;
+      }
+      for (const [rel, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+        writeFileSync(path.join(dir, rel), text);
+      }
+      const started = performance.now();
+      const { result } = build(dir);
+      const ms = performance.now() - started;
+      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(Object.keys((JSON.parse(new TextDecoder().decode(result.bundle!.bytes)) as { content: { sources: object } }).content.sources)).toHaveLength(count);
+      expect(ms).toBeLessThan(60_000);
+      recordFigure('enormous-package', { sources: count, buildMs: Math.round(ms), ok: result.ok });
+    },
+    SOAK ? 300_000 : 30_000,
+  );
 
   it('refuses a sources directory with more than 100,000 entries before reading any of them', () => {
     const dir = makePackage({ 'plugin.json': manifest({ sources: 'routines', exports: ['a'] }), 'routines/a.md': codeRoutine('a') });

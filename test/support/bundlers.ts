@@ -1,5 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -7,35 +6,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = path.join(ROOT, 'fixtures');
-
-/** A fresh directory under the system's temporary directory; remove it with `removeDir` in a `finally`. */
-export function makeTempDir(prefix = 'berrypack-'): string {
-  // Real path: macOS puts tmpdir behind a symbolic link, and bundlers report real paths.
-  return realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * Copies `fixtures/<name>` to `<into>/<as>` (default: the fixture's last segment), so tests can
- * edit it and packages that import each other keep their relative layout. Returns the copy's path.
- */
-export function copyFixture(name: string, into: string, as = path.basename(name)): string {
-  const target = path.join(into, as);
-  cpSync(path.join(FIXTURES, name), target, { recursive: true });
-  return target;
-}
-
-/** Writes `files` (relative path → text) under `dir`, creating directories as needed. */
-export function writeFiles(dir: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    const file = path.join(dir, name);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  }
-}
 
 /** The bytes of an emitted file. */
 export function readOutput(dir: string, name: string): Uint8Array {

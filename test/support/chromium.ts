@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- DevTools protocol messages are untyped JSON */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -59,7 +60,23 @@ export class Browser {
 
   static launch(executable: string): Browser {
     const profile = mkdtempSync(path.join(os.tmpdir(), 'berrypack-chromium-'));
-    const args = ['--headless=new', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check', '--disable-gpu', '--disable-dev-shm-usage', '--disable-extensions', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', '--mute-audio', '--font-render-hinting=none', 'about:blank'];
+    const args = [
+      '--headless=new',
+      '--remote-debugging-pipe',
+      `--user-data-dir=${profile}`,
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-extensions',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--hide-scrollbars',
+      '--mute-audio',
+      '--font-render-hinting=none',
+      'about:blank',
+    ];
     // CONTRACTS.md: CI runs as root, where Chromium's sandbox cannot start.
     if (process.getuid?.() === 0) args.unshift('--no-sandbox');
     const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });

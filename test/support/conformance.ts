@@ -7,9 +7,7 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the compliance suites should be: `BERRYPACK_CONFORMANCE_DIR`, else `../shared/conformance` beside the repository. */
 function conformanceCandidate(): string {
   const configured = process.env['BERRYPACK_CONFORMANCE_DIR'];
-  return configured !== undefined && configured !== ''
-    ? path.resolve(configured)
-    : path.resolve(repoRoot, '../shared/conformance');
+  return configured !== undefined && configured !== '' ? path.resolve(configured) : path.resolve(repoRoot, '../shared/conformance');
 }
 
 // Same reading as vitest's own CI detection: `CI=false` is an explicit "not CI".

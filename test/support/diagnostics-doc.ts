@@ -30,7 +30,8 @@ export function renderDiagnosticsDoc(codes: Readonly<Record<string, CodeInfo>>):
   out.push('');
   for (const [code, info] of entries) {
     out.push(`## ${code}`, '', `**${info.rule}**, ${info.severity}: ${info.title}.`, '');
-    if (info.example !== undefined) out.push('Example (checked by `test/diagnostic-codes.test.ts`):', '', '````markdown', info.example.replace(/\n$/, ''), '````', '');
+    if (info.example !== undefined)
+      out.push('Example (checked by `test/diagnostic-codes.test.ts`):', '', '````markdown', info.example.replace(/\n$/, ''), '````', '');
     else if (info.needs !== undefined) out.push(`Needs ${info.needs}.`, '');
   }
   return out.join('\n');

@@ -1,22 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { BuildResult, OutputFile, Plugin } from 'esbuild';
-import { ROOT } from './cli.js';
-
-/** A fresh temporary directory holding copies of `fixtures/<name>` for each name, side by side. */
-export function copyFixtures(...names: string[]): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-esbuild-'));
-  for (const name of names) cpSync(path.join(ROOT, 'fixtures', name), path.join(dir, name), { recursive: true });
-  return dir;
-}
-
-export function writeFiles(dir: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-}
 
 /** The bundle among esbuild's output files (`write: false`). */
 export function bundleOutput(files: readonly OutputFile[] | undefined): OutputFile | undefined {

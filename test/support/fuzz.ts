@@ -36,8 +36,14 @@ export const REGRESSIONS_DIR = path.join(ROOT, 'fixtures/regressions');
  * on the largest inputs while still missing nothing worse than linear.
  */
 export function ceilingMs(bytes: number): number {
-  return 5_000 + Math.ceil((bytes / (1 << 20)) * 20_000);
+  return (5_000 + Math.ceil((bytes / (1 << 20)) * 20_000)) * (COVERAGE ? 3 : 1);
 }
+
+/**
+ * `npm test` measures coverage (BERRYPACK_COVERAGE=1): V8's block coverage makes the compiler
+ * two to three times slower, and a 473 KB line of quotes then took 23 s against 14 s.
+ */
+const COVERAGE = process.env['BERRYPACK_COVERAGE'] === '1';
 
 /** `scripts/soak.mjs` sets it: the load, kill and size tests then run at soak scale. */
 export const SOAK = process.env['BERRYPACK_SOAK'] === '1';
@@ -118,31 +124,164 @@ export type Mutation =
 
 /** Fragments that exercise the YAML and JSON parsers' refusals (SRC-2, SRC-4, SRC-6) and the fence (SRC-1). */
 export const SNIPPETS: readonly string[] = [
-  '---', '...', '--- x', '%YAML 1.1', '%TAG ! tag:example.com,2000:', 'a: &x 1', 'b: *x', 'c: *missing', '<<: *x', '<<: {a: 1}',
-  '? complex key', ': value', 'k: !ref notes.style', 'k: !!binary aGk=', 'k: !custom v', 'name: again', 'name:', 'description: Note: trap',
-  '- Note: trap', 'tools:', 'tools: []', 'tools: {}', 'model: {select: {operation: generation}}', 'language: javascript', 'input: {type: null}',
-  'input:\n  type: object\n  properties:\n    a: {type: string, pattern: x}', 'next: {to: self, input: "$.input[*]"}', '\t- tab', 'k: |', 'k: >-\n  folded',
-  'k: "unterminated', "k: 'unterminated", 'k: [unterminated', 'k: {a: 1, a: 2}', '"quoted key": 1', 'true: 1', '1: 1', 'null: x', '~: x',
-  '{{notes.style}}', '{{ $.input.text }}', '{{ $.output }}', '{{ env.SECRET }}', '[[notes.style]]', '\\{{ escaped }}', '{{', '}}', '{{ $[*] }}',
-  'export default () => { for (;;) {} }', "import fs from 'node:fs';", "import x from '../../../../etc/passwd.js';", 'export default class {}',
-  'await 1;', 'import.meta.url', "import('x')", 'process.exit(1)', '{"a":', '{"a": 1, "a": 2}', '"\\ud800"', '[1, 2,]', '{"sources": "../.."}',
-  '{"extensions": {"ai.strawberry.berry": {"imports": [{"name": "self", "manifest": "."}]}}}', '\u0000', '\u202e', '\ufeff', '\u2028',
+  '---',
+  '...',
+  '--- x',
+  '%YAML 1.1',
+  '%TAG ! tag:example.com,2000:',
+  'a: &x 1',
+  'b: *x',
+  'c: *missing',
+  '<<: *x',
+  '<<: {a: 1}',
+  '? complex key',
+  ': value',
+  'k: !ref notes.style',
+  'k: !!binary aGk=',
+  'k: !custom v',
+  'name: again',
+  'name:',
+  'description: Note: trap',
+  '- Note: trap',
+  'tools:',
+  'tools: []',
+  'tools: {}',
+  'model: {select: {operation: generation}}',
+  'language: javascript',
+  'input: {type: null}',
+  'input:\n  type: object\n  properties:\n    a: {type: string, pattern: x}',
+  'next: {to: self, input: "$.input[*]"}',
+  '\t- tab',
+  'k: |',
+  'k: >-\n  folded',
+  'k: "unterminated',
+  "k: 'unterminated",
+  'k: [unterminated',
+  'k: {a: 1, a: 2}',
+  '"quoted key": 1',
+  'true: 1',
+  '1: 1',
+  'null: x',
+  '~: x',
+  '{{notes.style}}',
+  '{{ $.input.text }}',
+  '{{ $.output }}',
+  '{{ env.SECRET }}',
+  '[[notes.style]]',
+  '\\{{ escaped }}',
+  '{{',
+  '}}',
+  '{{ $[*] }}',
+  'export default () => { for (;;) {} }',
+  "import fs from 'node:fs';",
+  "import x from '../../../../etc/passwd.js';",
+  'export default class {}',
+  'await 1;',
+  'import.meta.url',
+  "import('x')",
+  'process.exit(1)',
+  '{"a":',
+  '{"a": 1, "a": 2}',
+  '"\\ud800"',
+  '[1, 2,]',
+  '{"sources": "../.."}',
+  '{"extensions": {"ai.strawberry.berry": {"imports": [{"name": "self", "manifest": "."}]}}}',
+  '\u0000',
+  '\u202e',
+  '\ufeff',
+  '\u2028',
 ];
 
 /** Scalars that YAML 1.2 core and the checkers treat in interesting ways. */
 export const SCALARS: readonly string[] = [
-  '', '~', 'null', 'Null', 'true', 'yes', 'on', '0x1F', '0o17', '017', '1e400', '-1e400', '.inf', '-.nan', '-0', '9007199254740993',
-  '"\\ud800"', '"\\u0000"', "''", '""', '"a\\tb"', '[]', '{}', '[a, b]', '{a: b}', '|', '>', '!ref x', '&a x', '*a', '- x', 'a: b', '#c',
-  '$.input', '$', '$[*]', '$..a', "$['a']['b']", 'env.X', '../x.js', '/etc/passwd', 'C:\\x', '\\\\server\\share',
+  '',
+  '~',
+  'null',
+  'Null',
+  'true',
+  'yes',
+  'on',
+  '0x1F',
+  '0o17',
+  '017',
+  '1e400',
+  '-1e400',
+  '.inf',
+  '-.nan',
+  '-0',
+  '9007199254740993',
+  '"\\ud800"',
+  '"\\u0000"',
+  "''",
+  '""',
+  '"a\\tb"',
+  '[]',
+  '{}',
+  '[a, b]',
+  '{a: b}',
+  '|',
+  '>',
+  '!ref x',
+  '&a x',
+  '*a',
+  '- x',
+  'a: b',
+  '#c',
+  '$.input',
+  '$',
+  '$[*]',
+  '$..a',
+  "$['a']['b']",
+  'env.X',
+  '../x.js',
+  '/etc/passwd',
+  'C:\\x',
+  '\\\\server\\share',
 ];
 
 /** JSON values for structural edits of plugin.json and JSON method documents: paths that leave, odd names, wrong types. */
 export const JSON_VALUES: readonly unknown[] = [
-  '..', '../..', '.', '', '/', '/etc', '/etc/passwd', 'C:\\Windows', '..\\..', 'routines/../..', 'routines/../../x', 'file:///etc/passwd',
-  'https://example.com/x', 'plugin.json', './plugin.json', '../lib', '../lib/plugin.json', '../lib/text/shout.md', 'node_modules', '.git',
-  'a\u0000b', 'x'.repeat(300), 'ENV.x', 'env.x', 'sha256-' + '0'.repeat(64), 0, -1, 1.5, 1e308, true, null, [], {}, [null], { '': 1 },
-  { __proto__: null, constructor: 1 }, { name: 'self', manifest: '.' }, { name: 'self', manifest: 'plugin.json' }, { name: 'x', bundle: '/dev/zero' },
-  { uri: 'ui://x', mimeType: 'text/plain', path: '../../../etc/passwd' }, { uri: 'ui://x', mimeType: 'text/plain', path: 'routines' },
+  '..',
+  '../..',
+  '.',
+  '',
+  '/',
+  '/etc',
+  '/etc/passwd',
+  'C:\\Windows',
+  '..\\..',
+  'routines/../..',
+  'routines/../../x',
+  'file:///etc/passwd',
+  'https://example.com/x',
+  'plugin.json',
+  './plugin.json',
+  '../lib',
+  '../lib/plugin.json',
+  '../lib/text/shout.md',
+  'node_modules',
+  '.git',
+  'a\u0000b',
+  'x'.repeat(300),
+  'ENV.x',
+  'env.x',
+  'sha256-' + '0'.repeat(64),
+  0,
+  -1,
+  1.5,
+  1e308,
+  true,
+  null,
+  [],
+  {},
+  [null],
+  { '': 1 },
+  { __proto__: null, constructor: 1 },
+  { name: 'self', manifest: '.' },
+  { name: 'self', manifest: 'plugin.json' },
+  { name: 'x', bundle: '/dev/zero' },
+  { uri: 'ui://x', mimeType: 'text/plain', path: '../../../etc/passwd' },
+  { uri: 'ui://x', mimeType: 'text/plain', path: 'routines' },
 ];
 
 const nat = fc.nat({ max: 0x7fff_ffff });
@@ -157,23 +296,48 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('truncate' as const), at: nat }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), at: nat, length: fc.integer({ min: 1, max: 64 }) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('insert' as const), at: nat, text: fc.string({ unit: 'binary', maxLength: 16 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('bytes' as const), at: nat, bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('bytes' as const), at: nat, bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 }) }),
+  },
   {
     weight: 4,
-    arbitrary: fc.record({ op: fc.constant('line' as const), action: fc.constantFrom<LineAction>('duplicate', 'delete', 'swap', 'indent', 'dedent', 'tab', 'blank'), line: nat }),
+    arbitrary: fc.record({
+      op: fc.constant('line' as const),
+      action: fc.constantFrom<LineAction>('duplicate', 'delete', 'swap', 'indent', 'dedent', 'tab', 'blank'),
+      line: nat,
+    }),
   },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('snippet' as const), line: nat, snippet: fc.constantFrom(...SNIPPETS) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('scalar' as const), line: nat, value: fc.oneof(fc.constantFrom(...SCALARS), fc.string({ unit: 'grapheme', maxLength: 12 })) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('huge' as const), line: nat, size: logSize(10, 19), unit: fc.constantFrom('x', 'é', '😀', ' ', '\\', '"') }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('scalar' as const),
+      line: nat,
+      value: fc.oneof(fc.constantFrom(...SCALARS), fc.string({ unit: 'grapheme', maxLength: 12 })),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('huge' as const), line: nat, size: logSize(10, 19), unit: fc.constantFrom('x', 'é', '😀', ' ', '\\', '"') }),
+  },
   {
     weight: 1,
     // Block nesting costs its depth squared in indentation: stop a little past the depth the
     // frontmatter reader accepts (1000) instead of writing megabytes of spaces.
-    arbitrary: fc
-      .constantFrom<DeepStyle>('flow-seq', 'flow-map', 'block-map', 'block-seq', 'json')
-      .chain((style) => fc.record({ op: fc.constant('deep' as const), line: nat, depth: style.startsWith('block') ? fc.integer({ min: 10, max: 1_100 }) : logSize(3, 14), style: fc.constant(style) })),
+    arbitrary: fc.constantFrom<DeepStyle>('flow-seq', 'flow-map', 'block-map', 'block-seq', 'json').chain((style) =>
+      fc.record({
+        op: fc.constant('deep' as const),
+        line: nat,
+        depth: style.startsWith('block') ? fc.integer({ min: 10, max: 1_100 }) : logSize(3, 14),
+        style: fc.constant(style),
+      }),
+    ),
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('bomb' as const), line: nat, levels: fc.integer({ min: 1, max: 12 }), width: fc.integer({ min: 2, max: 10 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('bomb' as const), line: nat, levels: fc.integer({ min: 1, max: 12 }), width: fc.integer({ min: 2, max: 10 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('longLine' as const), line: nat, length: logSize(10, 19) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('newlines' as const), style: fc.constantFrom('crlf' as const, 'cr' as const, 'mixed' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('bom' as const), count: fc.integer({ min: 1, max: 2 }) }) },
@@ -199,7 +363,10 @@ export function mutatedArb(files: readonly CorpusFile[]): fc.Arbitrary<Mutated> 
   const mutated = fc
     .record({ file: fc.constantFrom(...files), mutations: fc.array(mutationArb, { minLength: 1, maxLength: 5 }) })
     .map(({ file, mutations }): Mutated => ({ base: file.name, mutations, bytes: applyMutations(file.bytes, mutations) }));
-  const random = fc.oneof(fc.uint8Array({ maxLength: 512 }), fc.string({ unit: 'binary', maxLength: 512 }).map((s) => encoder.encode(s)));
+  const random = fc.oneof(
+    fc.uint8Array({ maxLength: 512 }),
+    fc.string({ unit: 'binary', maxLength: 512 }).map((s) => encoder.encode(s)),
+  );
   return fc.oneof({ weight: 19, arbitrary: mutated }, { weight: 1, arbitrary: random.map((bytes): Mutated => ({ base: 'random', mutations: [], bytes })) });
 }
 
@@ -301,7 +468,8 @@ export function applyMutation(bytes: Uint8Array, m: Mutation): Uint8Array {
         else if (m.action === 'delete') lines.splice(i, 1);
         else if (m.action === 'swap' && i + 1 < lines.length) [lines[i], lines[i + 1]] = [lines[i + 1]!, line];
         else if (m.action === 'indent') lines[i] = concat(encoder.encode('  '), line);
-        else if (m.action === 'dedent') lines[i] = line.subarray(Math.min(2, line.findIndex((b) => b !== 0x20) === -1 ? line.length : line.findIndex((b) => b !== 0x20)));
+        else if (m.action === 'dedent')
+          lines[i] = line.subarray(Math.min(2, line.findIndex((b) => b !== 0x20) === -1 ? line.length : line.findIndex((b) => b !== 0x20)));
         else if (m.action === 'tab') lines[i] = concat(encoder.encode('\t'), line);
         else if (m.action === 'blank') lines.splice(i, 0, new Uint8Array());
       });
@@ -393,7 +561,10 @@ export function lineLengths(bytes: Uint8Array): number[] | undefined {
   } catch {
     return undefined;
   }
-  return text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.length);
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.length);
 }
 
 /**
@@ -415,15 +586,18 @@ export function diagnosticProblems(diagnostics: readonly Diagnostic[], texts: Re
     if (/internal error|\n\s+at /i.test(d.message)) problems.push(`${at}: internal error or stack in the message: ${d.message.slice(0, 200)}`);
     if (typeof d.file !== 'string' || d.file === '') problems.push(`${at}: no file`);
     if (!positive(d.line) || !positive(d.column) || !positive(d.endLine) || !positive(d.endColumn)) problems.push(`${at}: position not 1-based`);
-    else if (d.endLine < d.line || (d.endLine === d.line && d.endColumn < d.column)) problems.push(`${at}: ends at ${d.endLine}:${d.endColumn}, before it starts`);
+    else if (d.endLine < d.line || (d.endLine === d.line && d.endColumn < d.column))
+      problems.push(`${at}: ends at ${d.endLine}:${d.endColumn}, before it starts`);
     const lengths = texts.get(d.file);
     if (lengths && positive(d.line)) {
       // Past the last line by one at most (an "unexpected end of file" points just after it).
       if (d.line > lengths.length + 1) problems.push(`${at}: line past the end (${lengths.length} lines)`);
-      else if (d.line <= lengths.length && d.column > lengths[d.line - 1]! + 2) problems.push(`${at}: column past the end of the line (${lengths[d.line - 1]} characters)`);
+      else if (d.line <= lengths.length && d.column > lengths[d.line - 1]! + 2)
+        problems.push(`${at}: column past the end of the line (${lengths[d.line - 1]} characters)`);
     }
     for (const r of d.related ?? []) {
-      if (typeof r.file !== 'string' || !positive(r.line) || !positive(r.column) || typeof r.message !== 'string') problems.push(`${at}: malformed related ${JSON.stringify(r)}`);
+      if (typeof r.file !== 'string' || !positive(r.line) || !positive(r.column) || typeof r.message !== 'string')
+        problems.push(`${at}: malformed related ${JSON.stringify(r)}`);
     }
   });
   return problems;
@@ -528,7 +702,14 @@ export function checkProperty<T extends { base: string; mutations: readonly Muta
   // interrupted run that found nothing as a notice rather than silently passing fewer inputs.
   const started = performance.now();
   const details = fc.check(property, { seed: FUZZ_SEED, numRuns, interruptAfterTimeLimit: budgetMs });
-  recordFigure('fuzz', { target: label, seed: FUZZ_SEED, inputs: details.numRuns, failed: details.failed, interrupted: details.interrupted, ms: Math.round(performance.now() - started) });
+  recordFigure('fuzz', {
+    target: label,
+    seed: FUZZ_SEED,
+    inputs: details.numRuns,
+    failed: details.failed,
+    interrupted: details.interrupted,
+    ms: Math.round(performance.now() - started),
+  });
   if (!details.failed) {
     if (details.interrupted) console.warn(`fuzz: interrupted after ${details.numRuns} of ${numRuns} runs (seed ${details.seed})`);
     return;

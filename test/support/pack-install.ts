@@ -41,7 +41,13 @@ export function workspaces(): string[] {
 }
 
 export function npm(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 300_000,
+  });
 }
 
 /** Packs every workspace into `into` (scripts ignored: `npm test` has just built dist/). */
@@ -52,7 +58,14 @@ export function packWorkspaces(into: string): Packed[] {
     const dir = path.join(ROOT, workspaces()[i]!);
     const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as PackageManifest;
     if (manifest.name !== report.name) throw new Error(`npm pack reported ${report.name} for ${dir}`);
-    return { name: report.name, version: report.version, dir, tarball: path.join(into, report.filename), files: report.files.map((f) => f.path).sort(), manifest };
+    return {
+      name: report.name,
+      version: report.version,
+      dir,
+      tarball: path.join(into, report.filename),
+      files: report.files.map((f) => f.path).sort(),
+      manifest,
+    };
   });
 }
 
@@ -109,9 +122,23 @@ export function writeProject(dir: string, packed: readonly Packed[], extra: read
   for (const p of packed) {
     const spec = `file:${path.relative(dir, p.tarball).split(path.sep).join('/')}`;
     dependencies[p.name] = spec;
-    const { name: _name, scripts: _scripts, devDependencies: _dev, files: _files, exports: _exports, type: _type, description: _d, repository: _r, homepage: _h, bugs: _b, ...rest } = p.manifest;
+    const {
+      name: _name,
+      scripts: _scripts,
+      devDependencies: _dev,
+      files: _files,
+      exports: _exports,
+      type: _type,
+      description: _d,
+      repository: _r,
+      homepage: _h,
+      bugs: _b,
+      ...rest
+    } = p.manifest;
     packages[`node_modules/${p.name}`] = {
-      ...Object.fromEntries(Object.entries(rest).filter(([k]) => ['version', 'license', 'dependencies', 'bin', 'engines', 'peerDependencies', 'peerDependenciesMeta'].includes(k))),
+      ...Object.fromEntries(
+        Object.entries(rest).filter(([k]) => ['version', 'license', 'dependencies', 'bin', 'engines', 'peerDependencies', 'peerDependenciesMeta'].includes(k)),
+      ),
       resolved: spec,
       integrity: `sha512-${createHash('sha512').update(readFileSync(p.tarball)).digest('base64')}`,
     };
@@ -126,7 +153,13 @@ export function writeProject(dir: string, packed: readonly Packed[], extra: read
 
   const manifest = { name: 'berrypack-install-check', version: '1.0.0', private: true, ...fields, dependencies };
   const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const lock = { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages: { '': { name: manifest.name, version: manifest.version, dependencies }, ...sorted } };
+  const lock = {
+    name: manifest.name,
+    version: manifest.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: manifest.name, version: manifest.version, dependencies }, ...sorted },
+  };
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lock, null, 2) + '\n');
 }
@@ -142,7 +175,13 @@ export function readmeSection(heading: string): { files: Map<string, string>; co
   const commands: string[] = [];
   for (const m of section.matchAll(/<!-- (file: (\S+)|run) -->\n```[a-z]*\n([\s\S]*?)```/g)) {
     if (m[2] !== undefined) files.set(m[2], m[3]!);
-    else commands.push(...m[3]!.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter((line) => line !== ''));
+    else
+      commands.push(
+        ...m[3]!
+          .split('\n')
+          .map((line) => line.replace(/\s+#.*$/, '').trim())
+          .filter((line) => line !== ''),
+      );
   }
   return { files, commands };
 }

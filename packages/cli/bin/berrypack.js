@@ -2,11 +2,16 @@
 // Committed shim: npm links a bin only when its file exists at install time, so the bin
 // cannot point into dist/ (built by `prepare` after linking). See CONTRACTS.md.
 import('../dist/index.js').then(
-  (cli) => cli.run(process.argv.slice(2)).then((code) => { process.exitCode = code; }),
+  (cli) =>
+    cli.run(process.argv.slice(2)).then((code) => {
+      process.exitCode = code;
+    }),
   (error) => {
     const reason = error && error.code ? error.code : String(error);
     // Installed from the registry, dist/ is part of the package; only a clone builds it.
-    process.stderr.write(`berrypack: cannot load the CLI (${reason}): the berrypack package is incomplete; reinstall it (in a clone of the repository: npm run build)\n`);
+    process.stderr.write(
+      `berrypack: cannot load the CLI (${reason}): the berrypack package is incomplete; reinstall it (in a clone of the repository: npm run build)\n`,
+    );
     process.exitCode = 2;
   },
 );

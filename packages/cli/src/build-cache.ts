@@ -68,7 +68,15 @@ export class BuildCache {
       const previous = this.#read();
       if (previous !== undefined && previous.fileName !== bundle.fileName) rmSync(path.join(this.#bundles, path.basename(previous.fileName)), { force: true });
       writeBundle(this.#bundles, bundle, { durable: false });
-      const record: BuildRecord = { format: RECORD_FORMAT, key: this.key, answers, id: bundle.id, fileName: bundle.fileName, blobs: [...bundle.blobs.keys()], diagnostics };
+      const record: BuildRecord = {
+        format: RECORD_FORMAT,
+        key: this.key,
+        answers,
+        id: bundle.id,
+        fileName: bundle.fileName,
+        blobs: [...bundle.blobs.keys()],
+        diagnostics,
+      };
       mkdirSync(path.dirname(this.#record), { recursive: true });
       const temporary = `${this.#record}.${process.pid}.tmp`;
       writeFileSync(temporary, JSON.stringify(record));

@@ -18,7 +18,7 @@ export interface ParsedArgs {
 export function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
-    return { values: values as ParsedArgs['values'], positionals };
+    return { values, positionals };
   } catch (error) {
     throw new UsageError(usageMessage(error as Error & { code?: string }, { ...COMMON_OPTIONS, ...options }));
   }

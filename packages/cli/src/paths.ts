@@ -4,7 +4,7 @@ import path from 'node:path';
 export function displayPath(file: string, cwd = process.cwd()): string {
   if (!path.isAbsolute(file)) return file.split(path.sep).join('/');
   const rel = path.relative(cwd, file);
-  if (rel === '' ) return '.';
+  if (rel === '') return '.';
   if (rel.startsWith('..') || path.isAbsolute(rel)) return file;
   return rel.split(path.sep).join('/');
 }

@@ -16,10 +16,14 @@ describe('the CLI file session store', () => {
       const second = createFileSessionStore(dir);
       expect(second.sessionOf('exec-1')).toBe('session-x');
       expect(second.readState('exec-1', 'plan')).toEqual({ value: null, version: 2 });
-      expect(second.read('exec-1')).toEqual({ id: 'session-x', thread: { id: 'main', title: 'Main' }, opening: { executionId: 'exec-1', target: { agent: 'assistant' } }, threads: [{ id: 'main', title: 'Main' }] });
+      expect(second.read('exec-1')).toEqual({
+        id: 'session-x',
+        thread: { id: 'main', title: 'Main' },
+        opening: { executionId: 'exec-1', target: { agent: 'assistant' } },
+        threads: [{ id: 'main', title: 'Main' }],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-
 });

@@ -69,7 +69,9 @@ describe('terminalCodeFrame', () => {
       expect(terminalCodeFrame(text, { line: l, column: c }, { line: el, column: ec })).toBe(codeFrame(text, { line: l, column: c }, { line: el, column: ec }));
     }
     const long = 'description: ' + 'x'.repeat(200) + 'TARGET' + 'y'.repeat(200) + '\n\tnext\tline';
-    expect(terminalCodeFrame(long, { line: 1, column: 214 }, { line: 1, column: 220 })).toBe(codeFrame(long, { line: 1, column: 214 }, { line: 1, column: 220 }));
+    expect(terminalCodeFrame(long, { line: 1, column: 214 }, { line: 1, column: 220 })).toBe(
+      codeFrame(long, { line: 1, column: 214 }, { line: 1, column: 220 }),
+    );
   });
 
   /** The frame's marked line and its carets, without the gutters. */

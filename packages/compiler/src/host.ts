@@ -1,4 +1,4 @@
-import { Sweeper } from './package/sweeper.js';
+import { Sweeper } from './package/cache/sweeper.js';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';

@@ -18,4 +18,15 @@ export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult 
 export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
 export { nodeHost, type CompilerHost } from './host.js';
 export type { FilterPattern, PluginOptions } from './package/plugin-options.js';
-export { checkMethod, isMethodFile, METHOD_FORMAT, findPlaceholders, elementType, type CompiledMethod, type CompiledStep, type CheckSpec, type DataType, type Reference as MethodReference } from './method/index.js';
+export {
+  checkMethod,
+  isMethodFile,
+  METHOD_FORMAT,
+  findPlaceholders,
+  elementType,
+  type CompiledMethod,
+  type CompiledStep,
+  type CheckSpec,
+  type DataType,
+  type Reference as MethodReference,
+} from './method/index.js';

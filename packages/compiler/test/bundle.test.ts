@@ -52,7 +52,30 @@ function referenceJcs(value: unknown): string {
 }
 
 function randomString(rnd: () => number): string {
-  const pieces = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u0080', 'é', '€', '\u2028', '\ufb33', '\ud83d\ude00', '\\ud83d', 'C:\\udir', '10', '9', '__proto__'];
+  const pieces = [
+    'a',
+    'Z',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    'é',
+    '€',
+    '\u2028',
+    '\ufb33',
+    '\ud83d\ude00',
+    '\\ud83d',
+    'C:\\udir',
+    '10',
+    '9',
+    '__proto__',
+  ];
   let s = '';
   const n = Math.floor(rnd() * 6);
   for (let i = 0; i < n; i++) s += pieces[Math.floor(rnd() * pieces.length)]!;
@@ -102,7 +125,8 @@ function withFragments(value: unknown, rnd: () => number): unknown {
   if (rnd() < 0.3) return RawJson.of(value);
   if (Array.isArray(value)) return value.map((v) => withFragments(v, rnd));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: withFragments(v, rnd), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, k, { value: withFragments(v, rnd), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -171,9 +195,7 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
   });
 
   it('escapes strings as JSON.stringify does and keeps everything else literal', () => {
-    expect(canonicalJson('\u0000\b\t\n\f\r\u001f"\\/\u007f\u2028\ud83d\ude00')).toBe(
-      '"\\u0000\\b\\t\\n\\f\\r\\u001f\\"\\\\/\u007f\u2028\ud83d\ude00"',
-    );
+    expect(canonicalJson('\u0000\b\t\n\f\r\u001f"\\/\u007f\u2028\ud83d\ude00')).toBe('"\\u0000\\b\\t\\n\\f\\r\\u001f\\"\\\\/\u007f\u2028\ud83d\ude00"');
     // A literal backslash-u-d in text is not a lone surrogate.
     expect(canonicalJson({ path: 'C:\\udir\\ud800' })).toBe('{"path":"C:\\\\udir\\\\ud800"}');
   });
@@ -207,6 +229,7 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
     expect(refused([Infinity])).toBe('Unexpected Infinity at $[0], expected a JSON value');
     expect(refused({ x: { y: -Infinity } })).toBe('Unexpected -Infinity at $.x.y, expected a JSON value');
     expect(refused([1, undefined])).toBe('Unexpected undefined at $[1], expected a JSON value');
+    // eslint-disable-next-line no-sparse-arrays -- the hole is what is tested
     expect(refused([1, , 3])).toBe('Unexpected undefined at $[1], expected a JSON value');
     expect(refused({ a: 1, b: undefined })).toBe('Unexpected undefined at $.b, expected a JSON value');
     expect(refused(undefined)).toBe('Unexpected undefined at $, expected a JSON value');
@@ -230,7 +253,9 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
   it('refuses a cycle as nesting that is too deep', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic['self'] = cyclic;
-    expect(() => canonicalJson(cyclic)).toThrow(new RegExp(`^Unexpected nesting deeper than ${MAX_JSON_DEPTH} levels at \\$\\.self\\.self.*\\(\\d+ more\\).*, expected an acyclic JSON value$`));
+    expect(() => canonicalJson(cyclic)).toThrow(
+      new RegExp(`^Unexpected nesting deeper than ${MAX_JSON_DEPTH} levels at \\$\\.self\\.self.*\\(\\d+ more\\).*, expected an acyclic JSON value$`),
+    );
     let deep: unknown = 1;
     for (let i = 0; i < MAX_JSON_DEPTH; i++) deep = [deep];
     expect(() => canonicalJson(deep)).not.toThrow();
@@ -264,7 +289,13 @@ const CONTENT = {
   name: 'example.notebook',
   files: [
     { path: 'plugin.json', mediaType: 'application/json', digest: digestOf('{"name":"example.notebook"}\n'), size: 28, text: '{"name":"example.notebook"}\n' },
-    { path: 'notes/style.md', mediaType: 'text/markdown', digest: digestOf('---\nname: notes.style\n---\nCafé ☕\n'), size: enc('---\nname: notes.style\n---\nCafé ☕\n').length, text: '---\nname: notes.style\n---\nCafé ☕\n' },
+    {
+      path: 'notes/style.md',
+      mediaType: 'text/markdown',
+      digest: digestOf('---\nname: notes.style\n---\nCafé ☕\n'),
+      size: enc('---\nname: notes.style\n---\nCafé ☕\n').length,
+      text: '---\nname: notes.style\n---\nCafé ☕\n',
+    },
   ],
   resources: [
     { uri: 'ui://logo', path: 'assets/logo.bin', mediaType: 'application/octet-stream', digest: digestOf(new Uint8Array([0, 1, 2, 255])), size: 4 },
@@ -312,7 +343,11 @@ describe('BND-2 bundle identity and file name', () => {
   });
 
   it('gives the same bytes whatever order the keys were built in, and for cached fragments', () => {
-    const reordered = { resources: CONTENT.resources.map((r) => ({ size: r.size, uri: r.uri, digest: r.digest, path: r.path, mediaType: r.mediaType })), files: CONTENT.files, name: CONTENT.name };
+    const reordered = {
+      resources: CONTENT.resources.map((r) => ({ size: r.size, uri: r.uri, digest: r.digest, path: r.path, mediaType: r.mediaType })),
+      files: CONTENT.files,
+      name: CONTENT.name,
+    };
     expect(createBundle('example.notebook', reordered, BLOBS).bytes).toEqual(bundle.bytes);
     const fragments = { ...CONTENT, files: CONTENT.files.map((f) => RawJson.of(f)) };
     expect(createBundle('example.notebook', fragments, BLOBS).bytes).toEqual(bundle.bytes);
@@ -413,7 +448,9 @@ describe('BND-4 reading and verifying a bundle', () => {
     // Same value, a number spelled differently.
     expect(refusal(read(enc(bundle.text.replace('"size":4,', '"size":4.0,')))).code).toBe('BP4008');
     // A byte order mark in front.
-    expect(refusal(read(new Uint8Array([0xef, 0xbb, 0xbf, ...bundle.bytes]))).message).toBe('Unexpected byte order mark, expected a bundle file starting with `{`');
+    expect(refusal(read(new Uint8Array([0xef, 0xbb, 0xbf, ...bundle.bytes]))).message).toBe(
+      'Unexpected byte order mark, expected a bundle file starting with `{`',
+    );
     // A lone surrogate escape cannot be canonical.
     const lone = createBundle('p', { s: 'PLACEHOLDER' }).text.replace('PLACEHOLDER', '\\ud800');
     expect(refusal(read(enc(lone))).message).toMatch(/^Unexpected lone surrogate U\+D800 in a string at \$\.content\.s/);
@@ -435,7 +472,9 @@ describe('BND-4 reading and verifying a bundle', () => {
     expect(error.code).toBe('BP4012');
     expect(error.message).toMatch(/^Unexpected size \d+ for content\.files\[1\] \("notes\/style\.md"\), expected \d+ \(the UTF-8 length of its text\)/);
     const sameSize = { ...CONTENT, files: [CONTENT.files[0]!, { ...CONTENT.files[1]!, text: CONTENT.files[1]!.text.replace('Café', 'Cafè') }] };
-    expect(refusal(read(rebuilt(sameSize).bytes)).message).toMatch(/^Unexpected digest sha256-[0-9a-f]{64} for content\.files\[1\] \("notes\/style\.md"\), expected sha256-/);
+    expect(refusal(read(rebuilt(sameSize).bytes)).message).toMatch(
+      /^Unexpected digest sha256-[0-9a-f]{64} for content\.files\[1\] \("notes\/style\.md"\), expected sha256-/,
+    );
   });
 
   it('refuses malformed files and resources lists', () => {
@@ -458,7 +497,9 @@ describe('BND-4 reading and verifying a bundle', () => {
     expect(error.code).toBe('BP4015');
     expect(error.message).toBe('Unexpected size 11 for the blob of resource "ui://logo", expected 4: the blob was changed or replaced');
     const sameSize = new Map([...BLOBS, [logo, new Uint8Array([0, 1, 2, 254])]]);
-    expect(refusal(readBundle(bundle.bytes, { readBlob: blobReader(sameSize) })).message).toMatch(/^Unexpected digest sha256-[0-9a-f]{64} for the blob of resource "ui:\/\/logo", expected sha256-/);
+    expect(refusal(readBundle(bundle.bytes, { readBlob: blobReader(sameSize) })).message).toMatch(
+      /^Unexpected digest sha256-[0-9a-f]{64} for the blob of resource "ui:\/\/logo", expected sha256-/,
+    );
     const missing = new Map([[page, BLOBS.get(page)!]]);
     expect(refusal(readBundle(bundle.bytes, { readBlob: blobReader(missing) })).message).toBe(
       `Missing blobs/sha256/${logo} for resource "ui://logo", expected it beside the bundle`,

@@ -42,7 +42,14 @@ describe('TOOL-1: tools is a list of distinct names or singleton `name: options`
 
   it('refuses entries that are not names: numbers, lists, empty mappings, invalid and reserved names', () => {
     const d = model('tools:\n  - 5\n  - - a\n  - {}\n  - notes..search\n  - env.secret\n  - bad name:\n      async: true\n');
-    expect(summary(d)).toEqual(['BP1401 TOOL-1 8:5', 'BP1401 TOOL-1 9:5', 'BP1401 TOOL-1 10:5', 'BP1401 TOOL-1 11:5', 'BP1401 TOOL-1 12:5', 'BP1401 TOOL-1 13:5']);
+    expect(summary(d)).toEqual([
+      'BP1401 TOOL-1 8:5',
+      'BP1401 TOOL-1 9:5',
+      'BP1401 TOOL-1 10:5',
+      'BP1401 TOOL-1 11:5',
+      'BP1401 TOOL-1 12:5',
+      'BP1401 TOOL-1 13:5',
+    ]);
     expect(d[0]!.message).toBe('Unexpected a number in `tools`, expected a target name or `name: options`');
     expect(d[0]!.hint).toBe("quote it if it is a name: `'5'`");
     expect(d[3]!.message).toContain('empty segment in name `notes..search`');
@@ -68,7 +75,11 @@ describe('TOOL-1: tools is a list of distinct names or singleton `name: options`
 
 describe('TOOL-2: options are async, output, limits, presentation; flags enabled only by true', () => {
   it('accepts boolean flags, `false` included, and empty options', () => {
-    expect(model(OUTPUT_PORT + 'tools:\n  - notes.a:\n      async: true\n      output: true\n  - notes.b:\n      async: false\n      output: false\n  - notes.c: {}\n')).toEqual([]);
+    expect(
+      model(
+        OUTPUT_PORT + 'tools:\n  - notes.a:\n      async: true\n      output: true\n  - notes.b:\n      async: false\n      output: false\n  - notes.c: {}\n',
+      ),
+    ).toEqual([]);
   });
 
   it('refuses an unknown option with did-you-mean, and a limit written beside the options', () => {
@@ -125,7 +136,9 @@ describe("TOOL-3: `output: true` requires the caller's port.output", () => {
 
 describe('TOOL-4: limits are calls, steps, concurrency, timeout as positive safe integers', () => {
   it('accepts the four limits', () => {
-    expect(model('tools:\n  - notes.search:\n      limits:\n        calls: 3\n        steps: 10\n        concurrency: 2\n        timeout: 30000\n')).toEqual([]);
+    expect(model('tools:\n  - notes.search:\n      limits:\n        calls: 3\n        steps: 10\n        concurrency: 2\n        timeout: 30000\n')).toEqual(
+      [],
+    );
   });
 
   it('refuses unknown limits, with a hint for port limits', () => {
@@ -136,7 +149,9 @@ describe('TOOL-4: limits are calls, steps, concurrency, timeout as positive safe
   });
 
   it('refuses zero, negative, fractional, unsafe and string limits', () => {
-    const d = model('tools:\n  - notes.search:\n      limits:\n        calls: 0\n        steps: -1\n        concurrency: 1.5\n        timeout: 9007199254740992\n  - notes.list:\n      limits:\n        timeout: "100"\n');
+    const d = model(
+      'tools:\n  - notes.search:\n      limits:\n        calls: 0\n        steps: -1\n        concurrency: 1.5\n        timeout: 9007199254740992\n  - notes.list:\n      limits:\n        timeout: "100"\n',
+    );
     expect(summary(d)).toEqual(['BP1421 TOOL-4 10:16', 'BP1421 TOOL-4 11:16', 'BP1421 TOOL-4 12:22', 'BP1421 TOOL-4 13:18', 'BP1421 TOOL-4 16:18']);
     expect(d[0]!.message).toBe('Unexpected `0` for `notes.search.limits.calls`, expected a positive safe integer');
     expect(d[3]!.message).toContain('`notes.search.limits.timeout` (milliseconds)');
@@ -168,7 +183,9 @@ describe('TOOL-5: presentation {when, value} over input, call, output, catalogs'
   it('accepts a value that is a path or a select, which only run time can check', () => {
     expect(tool('      presentation:\n        when: completed\n        value: $.output.card\n')).toEqual([]);
     expect(
-      tool('      presentation:\n        when: completed\n        value:\n          select: $.output.kind\n          cases:\n            card: $.output.card\n'),
+      tool(
+        '      presentation:\n        when: completed\n        value:\n          select: $.output.kind\n          cases:\n            card: $.output.card\n',
+      ),
     ).toEqual([]);
   });
 
@@ -198,9 +215,13 @@ describe('TOOL-5: presentation {when, value} over input, call, output, catalogs'
     );
     expect(summary(d)).toEqual(['BP1428 TOOL-5 21:11', 'BP1428 TOOL-5 19:11']);
     expect(d[0]!.hint).toBe('a presentation declares catalog content only: no status, actions or new work');
-    expect(d[1]!.message).toBe('Unexpected `presentation.value` without `title` and `fallback`, expected an object of exactly `format`, `document`, `title` and `fallback`');
+    expect(d[1]!.message).toBe(
+      'Unexpected `presentation.value` without `title` and `fallback`, expected an object of exactly `format`, `document`, `title` and `fallback`',
+    );
     expect(summary(tool('      presentation:\n        when: completed\n        value:\n          - $.output.card\n'))).toEqual(['BP1428 TOOL-5 19:11']);
-    expect(summary(tool('      presentation:\n        when: completed\n        value:\n          $literal:\n            format: x\n'))).toEqual(['BP1428 TOOL-5 20:13']);
+    expect(summary(tool('      presentation:\n        when: completed\n        value:\n          $literal:\n            format: x\n'))).toEqual([
+      'BP1428 TOOL-5 20:13',
+    ]);
   });
 
   it('refuses a path into `output` when the presentation is published on acceptance, also inside a select', () => {
@@ -372,7 +393,9 @@ describe('PATH-1: singular absolute JSONPath, reported at the offending characte
     const plain = only(select('$.output.labels[*]'));
     expect(summary([plain])).toEqual(['BP1501 PATH-1 8:26']);
     expect(plain.endColumn).toBe(29);
-    expect(plain.message).toBe('Unexpected wildcard `[*]`, expected a name or index segment (singular paths only), in the path `$.output.labels[*]` of `next.select`');
+    expect(plain.message).toBe(
+      'Unexpected wildcard `[*]`, expected a name or index segment (singular paths only), in the path `$.output.labels[*]` of `next.select`',
+    );
     // `''` is one quote in the value: the column counts source characters.
     expect(summary(select("'$[''output''][*]'"))).toEqual(['BP1501 PATH-1 8:25']);
     expect(summary(select('"$.output..kind"'))).toEqual(['BP1501 PATH-1 8:20']);
@@ -520,7 +543,9 @@ describe('REF-4: `!ref` only inside next.input and presentation.value (in these 
   it('accepts `!ref` inside next.input and presentation.value', () => {
     expect(model('next:\n  to: notes.reply\n  input:\n    style: !ref notes.style\n')).toEqual([]);
     expect(
-      model(`${OUTPUT_PORT}tools:\n  - notes.render:\n      presentation:\n        when: completed\n        value:\n          format: !ref notes.cards\n          document: $.output.card\n          title: $.output.title\n          fallback: $.output.text\n`),
+      model(
+        `${OUTPUT_PORT}tools:\n  - notes.render:\n      presentation:\n        when: completed\n        value:\n          format: !ref notes.cards\n          document: $.output.card\n          title: $.output.title\n          fallback: $.output.text\n`,
+      ),
     ).toEqual([]);
   });
 
@@ -560,7 +585,20 @@ describe('codes BP14xx and BP15xx', () => {
 });
 
 describe('robustness', () => {
-  const values = ['', ' null', ' 0', ' -1', ' ""', ' []', ' {}', ' !ref x', ' !ref', '\n  - - - a\n  - {}\n  - null', '\n  a:\n    b:\n      - c: d\n        e: f', '\n  select:\n  cases:\n  to:\n  input:\n  output:'];
+  const values = [
+    '',
+    ' null',
+    ' 0',
+    ' -1',
+    ' ""',
+    ' []',
+    ' {}',
+    ' !ref x',
+    ' !ref',
+    '\n  - - - a\n  - {}\n  - null',
+    '\n  a:\n    b:\n      - c: d\n        e: f',
+    '\n  select:\n  cases:\n  to:\n  input:\n  output:',
+  ];
   const fields = ['tools', 'next', 'port', 'compaction', 'configure', 'route', 'permissions'];
 
   it('never throws on odd trees in any of these fields', () => {

@@ -94,7 +94,8 @@ describe('CODE-1 parsing as an ECMAScript 2023 module', () => {
     expect(r.diagnostics[0]!.file).toBe(path.join(VIRTUAL_ROOT, 'count.md'));
   });
   it('accepts ES2023 syntax (class fields, private names, optional chaining, hashbang-free modules)', () => {
-    const body = 'class A { #n = 1; static s = 2; get n() { return this.#n; } has(o) { return #n in o; } }\nexport default (input) => new A().n ?? input?.x?.[0] ?? 0n;\n';
+    const body =
+      'class A { #n = 1; static s = 2; get n() { return this.#n; } has(o) { return #n in o; } }\nexport default (input) => new A().n ?? input?.x?.[0] ?? 0n;\n';
     expect(analyze(body).diagnostics).toEqual([]);
   });
   it('refuses syntax newer than ES2023 (import attributes) and TypeScript, with hints', () => {
@@ -114,7 +115,8 @@ describe('CODE-1 parsing as an ECMAScript 2023 module', () => {
     expect(summary(broken)).toEqual(['BP3001 CODE-1 2:13']);
   });
   it('never throws: garbage, truncated bodies and nesting deeper than the parser allows', () => {
-    const valid = 'import { a } from "./a.js";\nexport default async function run(input, { helper }) {\n  const { x = 1, ...rest } = input;\n  for (const [k, v] of Object.entries(rest)) { label: if (v) break label; }\n  return helper(`${x}`);\n}\n';
+    const valid =
+      'import { a } from "./a.js";\nexport default async function run(input, { helper }) {\n  const { x = 1, ...rest } = input;\n  for (const [k, v] of Object.entries(rest)) { label: if (v) break label; }\n  return helper(`${x}`);\n}\n';
     for (let n = 0; n <= valid.length; n += 7) expect(() => analyze(valid.slice(0, n))).not.toThrow();
     for (const body of ['', '\u0000', '}}}', '/*', '`${', 'export default', '\uD800', '#!/usr/bin/env node\nexport default () => 1;\n']) {
       expect(() => analyze(body)).not.toThrow();
@@ -183,7 +185,8 @@ describe('CODE-3 no top-level await, dynamic import() or import.meta', () => {
     expect(summary(r.diagnostics)).toEqual([`BP3020 CODE-3 ${FENCE + 1}:11`, `BP3020 CODE-3 ${FENCE + 2}:1`]);
   });
   it('accepts await inside async functions, also nested in blocks and class methods', () => {
-    const body = 'class K { async m(p) { return await p; } }\nexport default async (input) => {\n  for await (const x of input.items) { await x; }\n  return await new K().m(1);\n};\n';
+    const body =
+      'class K { async m(p) { return await p; } }\nexport default async (input) => {\n  for await (const x of input.items) { await x; }\n  return await new K().m(1);\n};\n';
     expect(analyze(body).diagnostics).toEqual([]);
   });
   it('refuses import() anywhere and import.meta; accepts new.target', () => {
@@ -327,12 +330,42 @@ describe('CODE-5 host globals by scope analysis', () => {
     expect(d[0]!.message).toBe(`Unexpected host global \`${written}\`, expected only the language's own globals`);
   });
   it('refuses every listed global', () => {
-    const names = ['process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask', 'Buffer', 'Deno', 'Bun', 'importScripts', 'Worker', 'SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry'];
+    const names = [
+      'process',
+      'require',
+      'module',
+      'exports',
+      '__dirname',
+      '__filename',
+      'global',
+      'fetch',
+      'XMLHttpRequest',
+      'WebSocket',
+      'EventSource',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'clearTimeout',
+      'clearInterval',
+      'clearImmediate',
+      'queueMicrotask',
+      'Buffer',
+      'Deno',
+      'Bun',
+      'importScripts',
+      'Worker',
+      'SharedArrayBuffer',
+      'Atomics',
+      'WeakRef',
+      'FinalizationRegistry',
+    ];
     expect(refused(names.map((n) => `${n};`).join('\n'))).toHaveLength(names.length);
     expect(refused('Object; JSON; Promise; Array; structuredClone; console; Intl; Map;')).toEqual([]);
   });
   it('warns (not refuses) on the clock and randomness, when not shadowed', () => {
-    const d = refused('Date.now(); new Date(); Math.random(); crypto.getRandomValues(new Uint8Array(4)); crypto.randomUUID(); performance.now(); globalThis.Date.now();');
+    const d = refused(
+      'Date.now(); new Date(); Math.random(); crypto.getRandomValues(new Uint8Array(4)); crypto.randomUUID(); performance.now(); globalThis.Date.now();',
+    );
     expect(d.map((x) => `${x.code} ${x.severity} ${x.column}`)).toEqual([
       'BP3041 warning 1',
       'BP3041 warning 13',
@@ -354,10 +387,16 @@ describe('CODE-5 host globals by scope analysis', () => {
 
 describe('CODE-6 at most 1 MiB of packaged code', () => {
   it('accepts exactly 1 MiB and refuses 1 MiB + 1 byte', () => {
-    const exact = accountCodeSize([{ path: 'a.md', size: 1_000_000 }, { path: 'lib/b.js', size: 48_576 }]);
+    const exact = accountCodeSize([
+      { path: 'a.md', size: 1_000_000 },
+      { path: 'lib/b.js', size: 48_576 },
+    ]);
     expect(exact.total).toBe(1_048_576);
     expect(exact.total <= exact.limit).toBe(true);
-    const over = accountCodeSize([{ path: 'a.md', size: 1_000_000 }, { path: 'lib/b.js', size: 48_577 }]);
+    const over = accountCodeSize([
+      { path: 'a.md', size: 1_000_000 },
+      { path: 'lib/b.js', size: 48_577 },
+    ]);
     expect(over.total > over.limit).toBe(true);
   });
   it('sorts the largest first and names them in the message', () => {
@@ -404,7 +443,9 @@ describe('CODE-7 tools keys are the declared literal names', () => {
     expect(warnings('export default (input, t = {}) => t.nope;\n')).toEqual([`BP3060 CODE-7 ${FENCE + 1}:35`]);
     expect(warnings("export default (input, { helper, 'notes.compose': compose, nope }) => helper;\n")).toEqual([`BP3060 CODE-7 ${FENCE + 1}:60`]);
     expect(warnings('export default (input, { notes: { compose } }) => compose;\n')).toEqual([`BP3060 CODE-7 ${FENCE + 1}:26`]);
-    expect(warnings('export default function (input, tools) {\n  const { helper, nope } = tools;\n  return helper;\n}\n')).toEqual([`BP3060 CODE-7 ${FENCE + 2}:19`]);
+    expect(warnings('export default function (input, tools) {\n  const { helper, nope } = tools;\n  return helper;\n}\n')).toEqual([
+      `BP3060 CODE-7 ${FENCE + 2}:19`,
+    ]);
     expect(warnings('function run(input, tools) { return tools.nope; }\nexport { run as default };\n')).toEqual([`BP3060 CODE-7 ${FENCE + 1}:37`]);
   });
   it('ignores shadowed names, other parameters, dynamic keys and routines with catalog: true', () => {
@@ -444,7 +485,8 @@ describe('CodeCache: modules analysed once per content', () => {
     const root = realpathSync(path.join(FIXTURES, 'chain'));
     const edited: CompilerHost = {
       ...nodeHost,
-      readFile: (p) => (p === path.join(root, 'lib/b.js') ? new TextEncoder().encode("export { c as b } from '../util/c.mjs';\nexport const d = 1;\n") : nodeHost.readFile(p)),
+      readFile: (p) =>
+        p === path.join(root, 'lib/b.js') ? new TextEncoder().encode("export { c as b } from '../util/c.mjs';\nexport const d = 1;\n") : nodeHost.readFile(p),
     };
     fixture('chain', 'notes/count.md', { cache, host: edited });
     expect([cache.hits, cache.misses]).toEqual([5, 4]);

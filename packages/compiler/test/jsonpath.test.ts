@@ -2,14 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requireConformance } from '../../../test/support/conformance.js';
-import {
-  evaluatePath,
-  formatPath,
-  parseSingularPath,
-  type PathError,
-  type PathSegment,
-  type SingularPath,
-} from '../src/reference/jsonpath.js';
+import { evaluatePath, formatPath, parseSingularPath, type PathError, type PathSegment, type SingularPath } from '../src/reference/jsonpath.js';
 
 function parsed(text: string): SingularPath {
   const result = parseSingularPath(text);
@@ -53,7 +46,13 @@ describe('parseSingularPath: accepted paths', () => {
     ["$['\\u00E9']", [{ kind: 'name', name: 'é' }]],
     ["$['\\uD834\\uDD1E']", [{ kind: 'name', name: '𝄞' }]],
     ["$['𝄞']", [{ kind: 'name', name: '𝄞' }]],
-    ['$.é.𝄞_1', [{ kind: 'name', name: 'é' }, { kind: 'name', name: '𝄞_1' }]],
+    [
+      '$.é.𝄞_1',
+      [
+        { kind: 'name', name: 'é' },
+        { kind: 'name', name: '𝄞_1' },
+      ],
+    ],
     ["$['\\'\"\\b\\f\\n\\r\\t\\/\\\\']", [{ kind: 'name', name: '\'"\b\f\n\r\t/\\' }]],
     ['$["\'\\""]', [{ kind: 'name', name: '\'"' }]],
     ['$[9007199254740991]', [{ kind: 'index', index: 9007199254740991 }]],
@@ -155,7 +154,40 @@ describe('parseSingularPath: robustness', () => {
   });
 
   it('never throws on arbitrary input', () => {
-    const alphabet = ['$', '@', '.', '..', '[', ']', '(', ')', '?', '*', ':', ',', "'", '"', '\\', 'u', 'D800', 'a', '0', '1', '-', ' ', '\n', '=', '!', '<', '&&', '||', 'length', 'true', '\ud800', '𝄞'];
+    const alphabet = [
+      '$',
+      '@',
+      '.',
+      '..',
+      '[',
+      ']',
+      '(',
+      ')',
+      '?',
+      '*',
+      ':',
+      ',',
+      "'",
+      '"',
+      '\\',
+      'u',
+      'D800',
+      'a',
+      '0',
+      '1',
+      '-',
+      ' ',
+      '\n',
+      '=',
+      '!',
+      '<',
+      '&&',
+      '||',
+      'length',
+      'true',
+      '\ud800',
+      '𝄞',
+    ];
     let seed = 42;
     const random = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -174,7 +206,7 @@ describe('parseSingularPath: robustness', () => {
     }
   });
 
-  it('runs in linear time on long paths', () => {
+  it('answers long paths without a quadratic blow-up', () => {
     const long = [
       '$' + '.a'.repeat(200_000),
       '$' + " ['a']".repeat(100_000),
@@ -184,9 +216,12 @@ describe('parseSingularPath: robustness', () => {
       `$[${'1'.repeat(500_000)}]`,
       `$[?${'(@.a) || '.repeat(100_000)}@.a]`,
     ];
-    const started = performance.now();
-    for (const text of long) parseSingularPath(text);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Speed is measured in bench/, not asserted (CONTRACTS.md): a quadratic parser would
+    // outlast the test's timeout on these. Each one is answered, a path or a refusal.
+    for (const text of long) {
+      const result = parseSingularPath(text);
+      expect(result.ok ? result.path.segments.length : result.error.message).toBeTruthy();
+    }
   });
 });
 
@@ -226,14 +261,15 @@ describe('formatPath', () => {
   it('writes the RFC 9535 normalized form', () => {
     expect(formatPath([])).toBe('$');
     expect(formatPath(parsed('$.a.b[0]["c d"]').segments)).toBe("$['a']['b'][0]['c d']");
-    expect(formatPath([{ kind: 'name', name: "it's\\\u0000\u001f\b\t\n\f\r\u007f/é𝄞" }])).toBe(
-      "$['it\\'s\\\\\\u0000\\u001f\\b\\t\\n\\f\\r\u007f/é𝄞']",
-    );
+    expect(formatPath([{ kind: 'name', name: "it's\\\u0000\u001f\b\t\n\f\r\u007f/é𝄞" }])).toBe("$['it\\'s\\\\\\u0000\\u001f\\b\\t\\n\\f\\r\u007f/é𝄞']");
     expect(formatPath([{ kind: 'index', index: -1 }])).toBe('$[-1]');
   });
 
   it('round-trips through parseSingularPath', () => {
-    const segments: PathSegment[] = [{ kind: 'name', name: "a'\"\\\n\u0001😀" }, { kind: 'index', index: 3 }];
+    const segments: PathSegment[] = [
+      { kind: 'name', name: 'a\'"\\\n\u0001😀' },
+      { kind: 'index', index: 3 },
+    ];
     expect(parsed(formatPath(segments)).segments).toEqual(segments);
   });
 });
@@ -285,9 +321,7 @@ if ('error' in locating) {
   const nonSingular = valid.filter((c) => !SINGULAR.test(c.selector));
   const normalized = suite.tests.flatMap((c) => [
     ...(c.result_paths ?? []).map((p, i) => ({ name: c.name, path: p, document: c.document, value: c.result?.[i] })),
-    ...(c.results_paths ?? []).flatMap((paths, k) =>
-      paths.map((p, i) => ({ name: c.name, path: p, document: c.document, value: c.results?.[k]?.[i] })),
-    ),
+    ...(c.results_paths ?? []).flatMap((paths, k) => paths.map((p, i) => ({ name: c.name, path: p, document: c.document, value: c.results?.[k]?.[i] }))),
   ]);
 
   describe(`RFC 9535 compliance suite (${suite.tests.length} cases)`, () => {

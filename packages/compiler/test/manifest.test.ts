@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LineIndex } from '../src/diagnostics/line-index.js';
 import { Reporter } from '../src/diagnostics/reporter.js';
 import { nodeHost, TrackingHost, type CompilerHost } from '../src/host.js';
-import { captureResources, discoverSources, isInside, parseJsonWithPositions, readManifest, type ManifestInfo } from '../src/manifest/index.js';
+import { parseJsonWithPositions } from '../src/json/parse-json.js';
+import { captureResources, discoverSources, isInside, readManifest, type ManifestInfo } from '../src/manifest/index.js';
 import type { Diagnostic } from '../src/diagnostics/diagnostic.js';
 import type { YMap, YScalar, YSeq } from '../src/source/yaml-tree.js';
 import { summary } from '../../../test/support/diagnose.js';
@@ -21,7 +22,8 @@ const SCHEMA = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json';
 const HEAD = `{\n  "$schema": "${SCHEMA}",\n  "name": "example.notebook",\n  "version": "1",\n  "extensions": {\n    "ai.strawberry.berry": `;
 const man = (ext: string) => `${HEAD}${ext}\n  }\n}\n`;
 const AGENTS = '"agents": {"notebook": {"title": "Notebook", "description": "Notes.", "entry": "converse"}}';
-const read = (text: string | Uint8Array, options?: { version?: string }) => readManifest('/pkg/plugin.json', typeof text === 'string' ? enc(text) : text, options);
+const read = (text: string | Uint8Array, options?: { version?: string }) =>
+  readManifest('/pkg/plugin.json', typeof text === 'string' ? enc(text) : text, options);
 const diag = (text: string | Uint8Array) => summary(read(text).diagnostics);
 const one = (text: string, code: string): Diagnostic => {
   const d = read(text).diagnostics.find((x) => x.code === code);
@@ -42,7 +44,7 @@ function at(text: string, needle: string, nth = 1): string {
 
 function parse(text: string) {
   const reporter = new Reporter('/x.json', new LineIndex(text));
-  const tree = parseJsonWithPositions('/x.json', text, reporter);
+  const tree = parseJsonWithPositions(text, reporter);
   return { tree, diagnostics: reporter.diagnostics, summary: summary(reporter.diagnostics) };
 }
 
@@ -194,7 +196,7 @@ describe('MAN-1 JSON parser: strict RFC 8259', () => {
     ['a line comment', '{"a": 1 // note\n}', '1:9', 'JSON has no comments; remove it'],
     ['a block comment', '/* c */ {}', '1:1', 'JSON has no comments; remove it'],
     ['a single-quoted key', "{'a': 1}", '1:2', 'JSON property names are written in double quotes'],
-    ['a single-quoted value', "{\"a\": 'x'}", '1:7', 'JSON strings are written in double quotes: `"…"`'],
+    ['a single-quoted value', '{"a": \'x\'}', '1:7', 'JSON strings are written in double quotes: `"…"`'],
     ['an unquoted key', '{\n  name: 1}', '2:3', 'write `"name"`'],
     ['a raw tab in a string', '{"a": "x\ty"}', '1:9', 'JSON strings cannot hold raw control characters'],
     ['a raw line break in a string', '{"a": "x\ny"}', '1:9', 'a JSON string cannot span lines; close it, or write `\\n` for a line break inside the text'],
@@ -252,6 +254,7 @@ describe('MAN-1 JSON parser: strict RFC 8259', () => {
     const r = parse('[0, -0, 1E+2, 1e-2, 1.5e308, -1.5e308, 5e-324, 1e-400, 12345678901234567890, 0.1]');
     expect(r.diagnostics).toEqual([]);
     const values = (r.tree as YSeq).items.map((n) => (n as YScalar).value);
+    // eslint-disable-next-line no-loss-of-precision -- the same rounding JSON.parse does is what is tested
     expect(values).toEqual([0, -0, 100, 0.01, 1.5e308, -1.5e308, 5e-324, 0, 12345678901234567890, 0.1]);
     expect(Object.is(values[1], -0)).toBe(true);
   });
@@ -335,7 +338,17 @@ describe('MAN-3 agents and exports', () => {
     const r = read(text);
     expect(r.diagnostics).toEqual([]);
     expect(r.manifest!.agents).toEqual([
-      { id: 'a', idSpan: expect.any(Object), title: 'A', description: 'Da.', entry: 'converse', entrySpan: expect.any(Object), welcome: { text: 'Hi' }, icons: [{ src: 'i.png' }], presentation: { x: 1 } },
+      {
+        id: 'a',
+        idSpan: expect.any(Object),
+        title: 'A',
+        description: 'Da.',
+        entry: 'converse',
+        entrySpan: expect.any(Object),
+        welcome: { text: 'Hi' },
+        icons: [{ src: 'i.png' }],
+        presentation: { x: 1 },
+      },
       { id: 'b', idSpan: expect.any(Object), title: 'B', description: 'Db.', entry: 'converse', entrySpan: expect.any(Object) },
     ]);
     const pos = (offset: number) => Object.values(r.manifest!.lines.position(offset)).join(':');
@@ -426,7 +439,7 @@ describe('MAN-4 sources and discovery', () => {
       'nested/plugin.json': '{}',
       'nested/n.md': '',
       'nested-dir-only/plugin.json/readme.md': '',
-      'empty': null,
+      empty: null,
     });
     const found = discoverSources(load(root), nodeHost);
     expect(found.diagnostics).toEqual([]);
@@ -491,7 +504,9 @@ describe('MAN-4 sources and discovery', () => {
 describe('MAN-5 imports', () => {
   const imp = (items: string) => man(`{${AGENTS},\n"imports": [${items}]}`);
   it('accepts manifest, bundle and root imports, with and without export', () => {
-    const text = imp(`{"name": "lib", "manifest": "../lib/plugin.json", "export": "notes.compose"}, {"name": "b", "bundle": "vendor/b.1234.berry.json"}, {"name": "snap", "root": "sha256-${'ab'.repeat(32)}"}`);
+    const text = imp(
+      `{"name": "lib", "manifest": "../lib/plugin.json", "export": "notes.compose"}, {"name": "b", "bundle": "vendor/b.1234.berry.json"}, {"name": "snap", "root": "sha256-${'ab'.repeat(32)}"}`,
+    );
     const r = read(text);
     expect(r.diagnostics).toEqual([]);
     expect(r.manifest!.imports.map((i) => [i.name, i.kind, i.target, i.export?.name])).toEqual([
@@ -562,7 +577,9 @@ describe('MAN-6 resources', () => {
     expect(mime.hint).toBe('write `mimeType` in camel case');
   });
   it('accepts media types with parameters', () => {
-    expect(diag(res('{"uri": "u", "mimeType": "text/html; charset=utf-8", "path": "a.html"}, {"uri": "v", "mimeType": "application/vnd.api+json", "path": "b"}'))).toEqual([]);
+    expect(
+      diag(res('{"uri": "u", "mimeType": "text/html; charset=utf-8", "path": "a.html"}, {"uri": "v", "mimeType": "application/vnd.api+json", "path": "b"}')),
+    ).toEqual([]);
   });
   it.each([
     ['"/etc/passwd"', 'Unexpected absolute path'],
@@ -582,7 +599,9 @@ describe('MAN-6 resources', () => {
   it('captures exact bytes (a BOM and CRLF kept), digest and size, in declaration order', () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...enc('a\r\nb\r\n'), 0x00, 0xff]);
     const root = pkg({
-      'plugin.json': res('{"uri": "ui://z", "mimeType": "text/plain", "path": "./assets/z.txt"}, {"uri": "ui://a", "mimeType": "application/octet-stream", "path": "assets//a.bin"}'),
+      'plugin.json': res(
+        '{"uri": "ui://z", "mimeType": "text/plain", "path": "./assets/z.txt"}, {"uri": "ui://a", "mimeType": "application/octet-stream", "path": "assets//a.bin"}',
+      ),
       'assets/z.txt': 'z',
       'assets/a.bin': bytes,
     });
@@ -619,7 +638,10 @@ describe('MAN-6 resources', () => {
 
 describe('MAN-7 requires lists external tools only', () => {
   it('accepts a list of distinct tool names', () => {
-    expect(read(man(`{${AGENTS}, "requires": ["notes.compose", "web.search"]}`)).manifest!.requires.map((r) => r.name)).toEqual(['notes.compose', 'web.search']);
+    expect(read(man(`{${AGENTS}, "requires": ["notes.compose", "web.search"]}`)).manifest!.requires.map((r) => r.name)).toEqual([
+      'notes.compose',
+      'web.search',
+    ]);
   });
   it('refuses an object of models or readers with the hint that requirements are derived', () => {
     const d = one(man(`{${AGENTS},\n"requires": {"models": ["x"], "readers": []}}`), 'BP2060');

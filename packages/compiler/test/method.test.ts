@@ -139,7 +139,9 @@ describe('MTH-3 data declarations', () => {
   it('refuses a record without fields and a list with both or neither of fields and items', () => {
     expect(diagnose(VALID.replace('type: list', 'type: record').replace('        items:\n          type: text\n', ''))).toEqual(['BP6022 MTH-3 15:15']);
     expect(diagnose(VALID.replace('        items:\n          type: text\n', ''))).toEqual(['BP6022 MTH-3 15:15']);
-    expect(diagnose(VALID.replace('          type: text\n', '          type: text\n        fields:\n          a:\n            type: text\n'))).toEqual(['BP6022 MTH-3 17:9']);
+    expect(diagnose(VALID.replace('          type: text\n', '          type: text\n        fields:\n          a:\n            type: text\n'))).toEqual([
+      'BP6022 MTH-3 17:9',
+    ]);
   });
   it('refuses keys a declaration does not accept', () => {
     const d = check(VALID.replace('    type: text\n', '    type: text\n    format: markdown\n')).diagnostics;
@@ -159,14 +161,21 @@ describe('MTH-3 data declarations', () => {
     const seq = check(VALID.replace('        items:\n          type: text', '        items: [text]')).diagnostics;
     expect(summary(seq)).toEqual(['BP6020 MTH-3 17:16']);
     expect(seq[0]!.message).toBe('Unexpected a list for the items of output `results`, expected a type name or a declaration');
-    const state = VALID.replace('steps:', 'state:\n  seen:\n    type: record\n    description: Seen.\n    file: seen.json\n    default: {}\n    fields:\n      page: file\nsteps:');
+    const state = VALID.replace(
+      'steps:',
+      'state:\n  seen:\n    type: record\n    description: Seen.\n    file: seen.json\n    default: {}\n    fields:\n      page: file\nsteps:',
+    );
     expect(diagnose(state)).toContain('BP6043 MTH-5 15:13');
   });
   it('MTH-3 decision: a bare type name and a nested declaration mean the same type, at every nesting level and under inputs, state and out', () => {
     // Each case: the same type written with bare names (`bare`) and with nested declarations (`nested`).
     const cases: { bare: string; nested: string; type: unknown }[] = [
       { bare: 'items: text', nested: 'items: {type: text}', type: { type: 'list', items: { type: 'text' } } },
-      { bare: 'fields: {name: text, age: number}', nested: 'fields: {name: {type: text}, age: {type: number}}', type: { type: 'list', fields: { name: { type: 'text' }, age: { type: 'number' } } } },
+      {
+        bare: 'fields: {name: text, age: number}',
+        nested: 'fields: {name: {type: text}, age: {type: number}}',
+        type: { type: 'list', fields: { name: { type: 'text' }, age: { type: 'number' } } },
+      },
       {
         bare: 'items: {type: list, items: boolean}',
         nested: 'items: {type: list, items: {type: boolean}}',
@@ -181,14 +190,17 @@ describe('MTH-3 data declarations', () => {
     const compiled = (spec: string, place: 'inputs' | 'state' | 'out') => {
       const declaration = `{type: list, description: Things., ${spec}${place === 'state' ? ', file: things.json, default: []' : place === 'inputs' ? ', default: []' : ''}}`;
       const text = {
-        out: VALID.replace('      results:\n        type: list\n        description: Matching titles.\n        items:\n          type: text', `      results: ${declaration}`),
+        out: VALID.replace(
+          '      results:\n        type: list\n        description: Matching titles.\n        items:\n          type: text',
+          `      results: ${declaration}`,
+        ),
         inputs: VALID.replace('inputs:\n', `inputs:\n  things: ${declaration}\n`),
         state: VALID.replace('steps:', `state:\n  things: ${declaration}\nsteps:`),
       }[place];
       const r = check(text);
       expect(r.diagnostics, `${place}: ${spec}`).toEqual([]);
       const type = place === 'out' ? r.method!.outputs.results!.type : place === 'state' ? r.method!.state.things : r.method!.inputs.things;
-      const { description, file, default: _default, ...rest } = type as Record<string, unknown>;
+      const { description, file: _file, default: _default, ...rest } = type as Record<string, unknown>;
       expect(description).toBe('Things.');
       return rest;
     };
@@ -235,7 +247,7 @@ describe('MTH-4 data is declared once', () => {
     expect(summary(d)).toEqual(['BP6031 MTH-4 15:7']);
     expect(d[0]!.related?.[0]).toMatchObject({ line: 12, column: 7 });
   });
-  it('accepts an alias named like another step\'s output', () => {
+  it("accepts an alias named like another step's output", () => {
     expect(diagnose(doc(SEARCH, '  report:', '    in:', '      results: results', '    do: Report {{results}}.', 'result: results'))).toEqual([]);
   });
 });
@@ -244,7 +256,9 @@ describe('MTH-5 defaults and state files', () => {
   const state = (decl: string) => VALID.replace('steps:', `state:\n  seen:\n${decl}steps:`);
   const seen = '    type: list\n    description: Titles seen before.\n    items:\n      type: text\n';
   it('refuses an input default that does not fit its type, at the value', () => {
-    expect(diagnose(VALID.replace('    description: What to search for.\n', '    description: What to search for.\n    default: 3\n'))).toEqual(['BP6040 MTH-5 8:14']);
+    expect(diagnose(VALID.replace('    description: What to search for.\n', '    description: What to search for.\n    default: 3\n'))).toEqual([
+      'BP6040 MTH-5 8:14',
+    ]);
     expect(diagnose(state(seen + '    file: seen.json\n    default:\n      - a\n      - 2\n'))).toEqual(['BP6040 MTH-5 17:9']);
   });
   it('refuses a record default with a missing or extra field', () => {
@@ -269,7 +283,12 @@ describe('MTH-5 defaults and state files', () => {
     expect(diagnose(state('    type: file\n    description: A file.\n    file: f.json\n'))).toEqual(['BP6043 MTH-5 10:11']);
   });
   it('accepts valid defaults and a nested relative state file', () => {
-    const r = check(state(seen + '    file: data/seen.json\n    default: []\n').replace('    description: What to search for.\n', "    description: What to search for.\n    default: 'berries'\n"));
+    const r = check(
+      state(seen + '    file: data/seen.json\n    default: []\n').replace(
+        '    description: What to search for.\n',
+        "    description: What to search for.\n    default: 'berries'\n",
+      ),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.method?.state.seen).toMatchObject({ file: 'data/seen.json', default: [] });
     expect(r.method?.inputs.query).toEqual({ type: 'text', description: 'What to search for.', default: 'berries' });
@@ -300,8 +319,13 @@ describe('MTH-6 steps', () => {
 });
 
 describe('MTH-7 references', () => {
-  const people = '    type: list\n    description: People.\n    fields:\n      name:\n        type: text\n      address:\n        type: record\n        fields:\n          city:\n            type: text\n';
-  const base = (ref: string) => VALID.replace('steps:', `state:\n  people:\n${people}    file: people.json\nenvironment:\n  web:\n    type: browser\n    description: A browser.\nsteps:`).replace('      query: inputs.query', `      query: inputs.query\n      x: ${ref}`);
+  const people =
+    '    type: list\n    description: People.\n    fields:\n      name:\n        type: text\n      address:\n        type: record\n        fields:\n          city:\n            type: text\n';
+  const base = (ref: string) =>
+    VALID.replace(
+      'steps:',
+      `state:\n  people:\n${people}    file: people.json\nenvironment:\n  web:\n    type: browser\n    description: A browser.\nsteps:`,
+    ).replace('      query: inputs.query', `      query: inputs.query\n      x: ${ref}`);
   it('refuses unknown references with a guess', () => {
     const d = check(VALID.replace('inputs.query', 'inputs.querry')).diagnostics;
     expect(summary(d)).toEqual(['BP6061 MTH-7 11:14']);
@@ -328,7 +352,16 @@ describe('MTH-7 references', () => {
     expect(r.method?.steps.search?.dependsOn).toEqual([]);
   });
   it('accepts a record field of an output and links the steps', () => {
-    const r = check(doc(SEARCH.replace('        items:\n          type: text', '        fields:\n          title:\n            type: text'), '  report:', '    in:', '      first: results.0.title', '    do: Report {{first}}.', 'result: results'));
+    const r = check(
+      doc(
+        SEARCH.replace('        items:\n          type: text', '        fields:\n          title:\n            type: text'),
+        '  report:',
+        '    in:',
+        '      first: results.0.title',
+        '    do: Report {{first}}.',
+        'result: results',
+      ),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.method?.steps.report?.dependsOn).toEqual(['search']);
   });
@@ -336,7 +369,10 @@ describe('MTH-7 references', () => {
 
 describe('MTH-8 placeholders', () => {
   const people = 'state:\n  people:\n    type: list\n    description: People.\n    file: people.json\n    fields:\n      name:\n        type: text\n';
-  const withEach = (text: string) => VALID.replace('steps:', people + 'steps:').replace('    in:', '    each:\n      person: state.people\n    in:').replace('do: Search for {{query}}.', `do: ${text}`);
+  const withEach = (text: string) =>
+    VALID.replace('steps:', people + 'steps:')
+      .replace('    in:', '    each:\n      person: state.people\n    in:')
+      .replace('do: Search for {{query}}.', `do: ${text}`);
   it('refuses a placeholder naming no alias, at the placeholder', () => {
     const d = check(VALID.replace('{{query}}', '{{querry}}')).diagnostics;
     expect(summary(d)).toEqual(['BP6070 MTH-8 12:20']);
@@ -392,7 +428,12 @@ describe('MTH-9 checks', () => {
       expect(r.diagnostics).toEqual([]);
       expect(r.method?.steps.search?.check).toEqual(spec);
     }
-    const file = check(VALID.replace('type: list\n        description: Matching titles.\n        items:\n          type: text', 'type: file\n        description: Titles.').replace('result: results', '    check:\n      file: results\nresult: results'));
+    const file = check(
+      VALID.replace(
+        'type: list\n        description: Matching titles.\n        items:\n          type: text',
+        'type: file\n        description: Titles.',
+      ).replace('result: results', '    check:\n      file: results\nresult: results'),
+    );
     expect(file.diagnostics).toEqual([]);
     expect(file.method?.steps.search?.check).toEqual({ kind: 'file', name: 'results' });
   });
@@ -419,13 +460,22 @@ describe('MTH-10 dependencies and cycles', () => {
     ]);
   });
   it('refuses a step that reads its own output and a cycle through after', () => {
-    expect(diagnose(VALID.replace('do: Search for {{query}}.', 'do: Search for {{query}} beyond {{seen}}.').replace('      query: inputs.query', '      query: inputs.query\n      seen: results'))).toEqual(['BP6091 MTH-10 9:3']);
+    expect(
+      diagnose(
+        VALID.replace('do: Search for {{query}}.', 'do: Search for {{query}} beyond {{seen}}.').replace(
+          '      query: inputs.query',
+          '      query: inputs.query\n      seen: results',
+        ),
+      ),
+    ).toEqual(['BP6091 MTH-10 9:3']);
     const d = check(two('    after: search').replace('    in:', '    after: notify\n    in:')).diagnostics;
     expect(summary(d)).toEqual(['BP6091 MTH-10 9:3']);
     expect(d[0]!.message).toContain('`search` → `notify` → `search`');
   });
   it('accepts after and orders steps stably, document order among ready steps', () => {
-    const r = check(doc('steps:', '  c:', '    do: C.', '    after: b', '  a:', '    do: A.', '  b:', '    do: B.', '    after:', '      - a', 'result: inputs.query'));
+    const r = check(
+      doc('steps:', '  c:', '    do: C.', '    after: b', '  a:', '    do: A.', '  b:', '    do: B.', '    after:', '      - a', 'result: inputs.query'),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.method?.order).toEqual(['a', 'b', 'c']);
     expect(r.method?.steps.b?.after).toEqual(['a']);
@@ -444,7 +494,9 @@ describe('MTH-11 each', () => {
     expect(diagnose(repeat('      person: inputs.query'))).toEqual(['BP6101 MTH-11 18:15']);
   });
   it('makes each output a list downstream', () => {
-    const text = repeat('      person: state.people').replace('result: results\n', '') + '  report:\n    in:\n      all: results\n    do: Report {{all}}.\nresult: results\n';
+    const text =
+      repeat('      person: state.people').replace('result: results\n', '') +
+      '  report:\n    in:\n      all: results\n    do: Report {{all}}.\nresult: results\n';
     const r = check(text);
     expect(r.diagnostics).toEqual([]);
     expect(r.method?.outputs.results).toMatchObject({ step: 'search', list: true });
@@ -456,8 +508,33 @@ describe('MTH-11 each', () => {
 });
 
 describe('MTH-12 when', () => {
-  const gate = ['  review:', '    do: Decide whether the results need review.', '    out:', '      needs_review:', '        type: boolean', '        description: True when a human should look.'].join('\n');
-  const consumer = (when: string) => doc(SEARCH, gate, '  fix:', when, '    in:', '      found: results', '    do: Fix {{found}}.', '    out:', '      fixed:', '        type: text', '        description: Fixed.', '  publish:', '    in:', '      fixed: fixed', '    do: Publish {{fixed}}.', 'result: results');
+  const gate = [
+    '  review:',
+    '    do: Decide whether the results need review.',
+    '    out:',
+    '      needs_review:',
+    '        type: boolean',
+    '        description: True when a human should look.',
+  ].join('\n');
+  const consumer = (when: string) =>
+    doc(
+      SEARCH,
+      gate,
+      '  fix:',
+      when,
+      '    in:',
+      '      found: results',
+      '    do: Fix {{found}}.',
+      '    out:',
+      '      fixed:',
+      '        type: text',
+      '        description: Fixed.',
+      '  publish:',
+      '    in:',
+      '      fixed: fixed',
+      '    do: Publish {{fixed}}.',
+      'result: results',
+    );
   it('refuses when naming data that is not a boolean, or not a reference', () => {
     expect(diagnose(consumer('    when: results'))).toContain('BP6110 MTH-12 26:11');
     expect(diagnose(consumer('    when:\n      - needs_review'))).toContain('BP6110 MTH-12 27:7');
@@ -477,13 +554,16 @@ describe('MTH-12 when', () => {
 
 describe('MTH-13 changes', () => {
   const st = 'state:\n  seen:\n    type: list\n    description: Seen.\n    file: seen.json\n    items:\n      type: text\n';
-  const changes = (lines: string, body = '    do: Search for {{query}}.') => VALID.replace('steps:', st + 'steps:').replace('    do: Search for {{query}}.', `${body}\n    changes:\n${lines}`);
+  const changes = (lines: string, body = '    do: Search for {{query}}.') =>
+    VALID.replace('steps:', st + 'steps:').replace('    do: Search for {{query}}.', `${body}\n    changes:\n${lines}`);
   it('refuses targets that are not declared state or environment', () => {
     const d = check(changes('      - inputs.query')).diagnostics;
     expect(summary(d)).toEqual(['BP6120 MTH-13 21:9']);
     expect(check(changes('      - state.sen')).diagnostics[0]!.hint).toBe('did you mean `state.seen`?');
     expect(diagnose(changes('      - state.seen\n      - state.seen'))).toEqual(['BP6120 MTH-13 22:9']);
-    expect(diagnose(VALID.replace('steps:', st + 'steps:').replace('    do: Search for {{query}}.', '    do: Search.\n    changes: state.seen'))).toEqual(['BP6120 MTH-13 20:14']);
+    expect(diagnose(VALID.replace('steps:', st + 'steps:').replace('    do: Search for {{query}}.', '    do: Search.\n    changes: state.seen'))).toEqual([
+      'BP6120 MTH-13 20:14',
+    ]);
   });
   it('refuses changes on an ask step', () => {
     expect(diagnose(changes('      - state.seen', '    ask: Which titles?'))).toEqual(['BP6121 MTH-13 20:5']);
@@ -547,7 +627,9 @@ describe('MTH-16 version id', () => {
   });
   it('ignores comments, formatting, key order and line endings', () => {
     const id = check(VALID).method!.versionId;
-    const restyled = '# comment\n' + VALID.replace('goal: Demonstrate.', 'goal: "Demonstrate."   # why').replace('        items:\n          type: text', '        items: {type: text}');
+    const restyled =
+      '# comment\n' +
+      VALID.replace('goal: Demonstrate.', 'goal: "Demonstrate."   # why').replace('        items:\n          type: text', '        items: {type: text}');
     expect(check(restyled).method?.versionId).toBe(id);
     expect(check(VALID.replace(/\n/g, '\r\n')).method?.versionId).toBe(id);
     const reordered = VALID.replace('format: method/2\nname: demo\n', 'name: demo\nformat: method/2\n');
@@ -565,7 +647,10 @@ describe('MTH-16 version id', () => {
 
 describe('MTH-17 external changes and output locations', () => {
   const env = 'environment:\n  chat:\n    type: service\n    description: Team chat.\n';
-  const post = VALID.replace('steps:', env + 'steps:').replace('    do: Search for {{query}}.', '    do: Post {{query}}.\n    changes:\n      - environment.chat');
+  const post = VALID.replace('steps:', env + 'steps:').replace(
+    '    do: Search for {{query}}.',
+    '    do: Post {{query}}.\n    changes:\n      - environment.chat',
+  );
   it('refuses an environment change without a check', () => {
     const d = check(post).diagnostics;
     expect(summary(d)).toEqual(['BP6160 MTH-17 18:9']);
@@ -595,7 +680,11 @@ describe('fixtures/methods', () => {
     expect(m.steps.publish).toMatchObject({ when: { root: 'output', name: 'approval', path: ['approved'] }, dependsOn: ['approve', 'draft'] });
     expect(m.steps.remember?.changes).toEqual([{ root: 'state', name: 'last_report', path: [], text: 'state.last_report' }]);
     expect(m.outputs.person_work).toMatchObject({ step: 'collect', list: true });
-    expect(m.outputs.report_file?.type).toEqual({ type: 'file', format: 'markdown', description: 'The report, with a title, a summary and one section per person.' });
+    expect(m.outputs.report_file?.type).toEqual({
+      type: 'file',
+      format: 'markdown',
+      description: 'The report, with a title, a summary and one section per person.',
+    });
     expect(m.state.last_report?.default).toEqual({ week: 'none', url: 'none' });
     expect(m.inputs.max_results?.default).toBe(10);
   });
@@ -604,7 +693,11 @@ describe('fixtures/methods', () => {
     const r = checkMethod(file, readFileSync(file));
     expect(r.diagnostics).toEqual([]);
     expect(r.method!.order).toEqual(['find', 'reply', 'remember']);
-    expect(r.method!.outputs.tickets?.type).toEqual({ type: 'list', description: 'The new tickets, oldest first.', fields: { id: { type: 'text' }, title: { type: 'text' }, body: { type: 'text' } } });
+    expect(r.method!.outputs.tickets?.type).toEqual({
+      type: 'list',
+      description: 'The new tickets, oldest first.',
+      fields: { id: { type: 'text' }, title: { type: 'text' }, body: { type: 'text' } },
+    });
     expect(r.method!.state.triaged).toMatchObject({ type: 'list', items: { type: 'text' } });
     expect(r.method!.steps.reply?.changes.map((c) => c.text)).toEqual(['environment.tracker']);
   });
@@ -665,7 +758,10 @@ describe('robustness', () => {
     for (const [file, input] of corpus) {
       let r: MethodCheckResult | undefined;
       expect(() => (r = checkMethod(file, input))).not.toThrow();
-      expect(r!.diagnostics.filter((d) => d.code === 'BP6009'), String(input).slice(0, 200)).toEqual([]);
+      expect(
+        r!.diagnostics.filter((d) => d.code === 'BP6009'),
+        String(input).slice(0, 200),
+      ).toEqual([]);
       const failed = r!.diagnostics.some((d) => d.severity === 'error');
       // Compiled exactly when error-free, and then complete.
       expect(r!.method === undefined).toBe(failed);

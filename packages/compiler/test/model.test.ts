@@ -175,7 +175,9 @@ describe('MDL-5: inferred capabilities and descriptor fields', () => {
   it('refuses descriptor fields in `model`', () => {
     const d = diagnose(HEAD.model + '  structured_output: true\n  pricing: cheap\n  max_input_tokens: 32000\n');
     expect(summary(d)).toEqual(['BP1341 MDL-5 7:3', 'BP1341 MDL-5 8:3', 'BP1341 MDL-5 9:3']);
-    expect(d[2]!.message).toBe('Unexpected `max_input_tokens` in `model`, expected model settings: `max_input_tokens` is a descriptor field of the model catalog');
+    expect(d[2]!.message).toBe(
+      'Unexpected `max_input_tokens` in `model`, expected model settings: `max_input_tokens` is a descriptor field of the model catalog',
+    );
     expect(d[2]!.hint).toBe('to require a context window, write `context_length:` with `minimum: N` inside `model.select`');
   });
 
@@ -186,7 +188,8 @@ describe('MDL-5: inferred capabilities and descriptor fields', () => {
 
 describe('MDL-6: settings sit directly in `model`', () => {
   it('accepts settings beside `select` and beside `provider`/`id` without a catalog (deferred)', () => {
-    const settings = '  max_output_tokens: 4000\n  effort: high\n  temperature: 0.2\n  top_p: 0.9\n  top_k: 40\n  seed: 7\n  reasoning:\n    summary: auto\n  verbosity: low\n  stop:\n    - END\n';
+    const settings =
+      '  max_output_tokens: 4000\n  effort: high\n  temperature: 0.2\n  top_p: 0.9\n  top_k: 40\n  seed: 7\n  reasoning:\n    summary: auto\n  verbosity: low\n  stop:\n    - END\n';
     expect(diagnose(HEAD.model + settings)).toEqual([]);
     expect(diagnose(ID + 'model:\n  provider: acme\n  id: echo-1\n' + settings)).toEqual([]);
   });
@@ -305,7 +308,9 @@ describe('MDL-7: the audio session profile', () => {
     const doc = JSON.stringify({
       type: 'object',
       required: ['audio'],
-      properties: { audio: { type: 'object', required: ['milliseconds', 'call'], properties: { call: { type: 'string' }, milliseconds: { type: 'integer' } } } },
+      properties: {
+        audio: { type: 'object', required: ['milliseconds', 'call'], properties: { call: { type: 'string' }, milliseconds: { type: 'integer' } } },
+      },
     });
     expect(diagnose(VOICE + PORTS + `input:\n  type: object\n  document: '${doc}'\n`)).toEqual([]);
   });
@@ -327,11 +332,15 @@ describe('MDL-7: the audio session profile', () => {
     expect(summary(missing)).toEqual(['BP1361 MDL-7 9:16']);
     const wrong = diagnose(VOICE + PORTS + 'input:\n  type: object\n  required:\n    - audio\n  properties:\n    audio:\n      type: string\n');
     expect(summary(wrong)).toEqual(['BP1361 MDL-7 27:13']);
-    expect(wrong[0]!.message).toBe('Unexpected `type: string` for `input.properties.audio`, expected `type: object` with properties exactly `call` and `milliseconds`');
+    expect(wrong[0]!.message).toBe(
+      'Unexpected `type: string` for `input.properties.audio`, expected `type: object` with properties exactly `call` and `milliseconds`',
+    );
   });
 
   it('refuses an extra property, a missing `required` entry and a wrong leaf type', () => {
-    const input = VOICE_INPUT.replace('        - milliseconds\n', '').replace('          type: string\n', '          type: boolean\n') + '    format:\n      type: string\n';
+    const input =
+      VOICE_INPUT.replace('        - milliseconds\n', '').replace('          type: string\n', '          type: boolean\n') +
+      '    format:\n      type: string\n';
     const d = diagnose(VOICE + PORTS + input);
     expect(summary(d)).toEqual(['BP1361 MDL-7 37:5', 'BP1361 MDL-7 29:7', 'BP1361 MDL-7 33:17']);
     expect(d[0]!.message).toBe('Unexpected property `format` in `input`, expected exactly `audio`');
@@ -378,9 +387,13 @@ describe('MDL-8: bounded (explicit-trigger) session models', () => {
   });
 
   it('refuses async and output tool connections, the short form included', () => {
-    const d = diagnose(BOUNDED + 'tools:\n  - notes.lookup\n  - notes.search: async\n  - notes.publish:\n      output: true\n  - notes.index:\n      async: true\n');
+    const d = diagnose(
+      BOUNDED + 'tools:\n  - notes.lookup\n  - notes.search: async\n  - notes.publish:\n      output: true\n  - notes.index:\n      async: true\n',
+    );
     expect(summary(only(d, 'MDL-8'))).toEqual(['BP1370 MDL-8 10:19', 'BP1370 MDL-8 12:7', 'BP1370 MDL-8 14:7']);
-    expect(only(d, 'MDL-8')[0]!.message).toBe('Unexpected `async` connection of `notes.search` in a bounded session model, expected a synchronous tool connection');
+    expect(only(d, 'MDL-8')[0]!.message).toBe(
+      'Unexpected `async` connection of `notes.search` in a bounded session model, expected a synchronous tool connection',
+    );
   });
 
   it('leaves the same fields alone for `interaction: request`', () => {
@@ -452,10 +465,14 @@ describe('CLS-2: the judgments a classification output may declare', () => {
   });
 
   it('refuses an open object', () => {
-    const d = diagnose(HEAD.classify + 'output:\n  type: object\n  additionalProperties: true\n  required:\n    - urgent\n  properties:\n    urgent:\n      type: boolean\n');
+    const d = diagnose(
+      HEAD.classify + 'output:\n  type: object\n  additionalProperties: true\n  required:\n    - urgent\n  properties:\n    urgent:\n      type: boolean\n',
+    );
     expect(summary(d)).toEqual(['BP1383 CLS-2 9:3']);
     expect(d[0]!.message).toBe('Unexpected open object for `output`, expected `additionalProperties: false`');
-    expect(summary(diagnose(HEAD.classify + 'output:\n  type: object\n  required:\n    - a\n  properties:\n    a:\n      type: boolean\n'))).toEqual(['BP1383 CLS-2 7:1']);
+    expect(summary(diagnose(HEAD.classify + 'output:\n  type: object\n  required:\n    - a\n  properties:\n    a:\n      type: boolean\n'))).toEqual([
+      'BP1383 CLS-2 7:1',
+    ]);
   });
 
   it('refuses a oneOf branch that is not an exact const', () => {
@@ -465,7 +482,13 @@ describe('CLS-2: the judgments a classification output may declare', () => {
   });
 
   it('skips what the schema checker owns instead of throwing', () => {
-    for (const output of ['output: judgment\n', 'output:\n  type: 5\n', 'output:\n  type: object\n  additionalProperties: false\n  properties: many\n', 'output:\n  oneOf: x\n', "output:\n  document: '{'\n"]) {
+    for (const output of [
+      'output: judgment\n',
+      'output:\n  type: 5\n',
+      'output:\n  type: object\n  additionalProperties: false\n  properties: many\n',
+      'output:\n  oneOf: x\n',
+      "output:\n  document: '{'\n",
+    ]) {
       expect(() => diagnose(HEAD.classify + output)).not.toThrow();
       expect(diagnose(HEAD.classify + output).filter((d) => d.rule.startsWith('CLS-'))).toEqual([]);
     }
@@ -473,11 +496,15 @@ describe('CLS-2: the judgments a classification output may declare', () => {
 });
 
 describe('CLS-3: distributions', () => {
-  const DIST = 'output:\n  type: object\n  propertyNames:\n    enum:\n      - spam\n      - ham\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n';
+  const DIST =
+    'output:\n  type: object\n  propertyNames:\n    enum:\n      - spam\n      - ham\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n';
 
   it('accepts choices by enum and by oneOf of described constants', () => {
     expect(diagnose(HEAD.classify + DIST)).toEqual([]);
-    const byOneOf = DIST.replace('    enum:\n      - spam\n      - ham\n', '    oneOf:\n      - const: spam\n        description: Unsolicited bulk mail.\n      - const: ham\n');
+    const byOneOf = DIST.replace(
+      '    enum:\n      - spam\n      - ham\n',
+      '    oneOf:\n      - const: spam\n        description: Unsolicited bulk mail.\n      - const: ham\n',
+    );
     expect(diagnose(HEAD.classify + byOneOf)).toEqual([]);
   });
 
@@ -491,7 +518,9 @@ describe('CLS-3: distributions', () => {
     const d = diagnose(HEAD.classify + DIST.replace('    maximum: 1\n', '    maximum: 100\n') + '  required:\n    - spam\n');
     expect(summary(d)).toEqual(['BP1385 CLS-3 17:3', 'BP1385 CLS-3 13:3']);
     expect(d[0]!.message).toBe('Unexpected `required` in the distribution `output`, expected only `propertyNames` and `additionalProperties`');
-    expect(d[1]!.message).toBe('Unexpected `additionalProperties` in `output`, expected `additionalProperties` of exactly `type: number`, `minimum: 0` and `maximum: 1`');
+    expect(d[1]!.message).toBe(
+      'Unexpected `additionalProperties` in `output`, expected `additionalProperties` of exactly `type: number`, `minimum: 0` and `maximum: 1`',
+    );
   });
 
   it('refuses choices that are not nonempty string constants', () => {
@@ -499,7 +528,9 @@ describe('CLS-3: distributions', () => {
     expect(summary(d)).toEqual(['BP1385 CLS-3 12:9']);
     const noNames = diagnose(HEAD.classify + 'output:\n  type: object\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n');
     expect(summary(noNames)).toEqual(['BP1385 CLS-3 7:1']);
-    expect(noNames[0]!.message).toBe('Unexpected distribution `output` without `propertyNames`, expected `propertyNames` with an `enum` or `oneOf` of the choices');
+    expect(noNames[0]!.message).toBe(
+      'Unexpected distribution `output` without `propertyNames`, expected `propertyNames` with an `enum` or `oneOf` of the choices',
+    );
   });
 });
 

@@ -18,7 +18,15 @@ describe('resolvePluginOptions', () => {
 
   it('keeps what was given and resolves `store` against the current directory', () => {
     const catalog = { models: [{ id: 'm', provider: 'p' }], tools: [{ name: 'web.search' }] };
-    const options = { include: ['**/plugin.json', /\.md$/], exclude: '**/README.md', catalog, store: 'cache/store', emit: false, strict: true, namedExports: true };
+    const options = {
+      include: ['**/plugin.json', /\.md$/],
+      exclude: '**/README.md',
+      catalog,
+      store: 'cache/store',
+      emit: false,
+      strict: true,
+      namedExports: true,
+    };
     expect(resolvePluginOptions(options, '/work/app')).toEqual({
       include: ['**/plugin.json', /\.md$/],
       exclude: '**/README.md',

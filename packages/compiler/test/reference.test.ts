@@ -18,7 +18,10 @@ const fileOf = (name: string): string => `/pkg/${name.replace(/\./g, '/')}.md`;
 
 function source(file: string, frontmatter: string, body: string): RoutineSource {
   const result = checkSource(file, `---\n${frontmatter}---\n${body}`);
-  expect(result.diagnostics.filter((d) => d.severity === 'error'), file).toEqual([]);
+  expect(
+    result.diagnostics.filter((d) => d.severity === 'error'),
+    file,
+  ).toEqual([]);
   return result.routine!;
 }
 
@@ -110,7 +113,16 @@ describe('REF-1, REF-2: one resolver, in precedence order', () => {
     ['an import alias like a source', ['x.other'], ['lib'], [], 'lib', 'x', false, { kind: 'import', alias: 'lib' }],
     ['an import alias by its final segment', [], ['vendor.lib'], [], 'lib', 'x', false, { kind: 'import', alias: 'vendor.lib' }],
     ['a qualified name exactly', ['x.helper', 'y.helper'], [], [], 'x.helper', 'y', false, { kind: 'source', name: 'x.helper' }],
-    ['a qualified source before a qualified external', ['web.search'], [], ['web.search'], 'web.search', undefined, true, { kind: 'source', name: 'web.search' }],
+    [
+      'a qualified source before a qualified external',
+      ['web.search'],
+      [],
+      ['web.search'],
+      'web.search',
+      undefined,
+      true,
+      { kind: 'source', name: 'web.search' },
+    ],
     ['a qualified external name', [], [], ['web.search'], 'web.search', 'x', true, { kind: 'external', name: 'web.search' }],
     ['no caller namespace (REF-3): no sibling step', ['x.helper', 'helper'], [], [], 'helper', undefined, false, { kind: 'source', name: 'helper' }],
   ])('%s', (_, sources, imports, externals, name, caller, allowExternal, target) => {
@@ -121,7 +133,11 @@ describe('REF-1, REF-2: one resolver, in precedence order', () => {
     expect(resolveName(table([], [], ['helper']), 'helper', 'x')).toEqual({ ok: false, reason: 'missing', candidates: [] });
     expect(resolveName(table(['x.y.helper']), 'y.helper', 'x')).toMatchObject({ ok: false, reason: 'missing' });
     expect(resolveName(table([], [], ['web.search']), 'web.search', 'x', { allowExternal: true })).toMatchObject({ ok: true });
-    expect(resolveName(table([], [], ['web.search']), 'web.serch', 'x', { allowExternal: true })).toEqual({ ok: false, reason: 'missing', candidates: ['web.search'] });
+    expect(resolveName(table([], [], ['web.search']), 'web.serch', 'x', { allowExternal: true })).toEqual({
+      ok: false,
+      reason: 'missing',
+      candidates: ['web.search'],
+    });
   });
 
   it('reports an ambiguous short name with every candidate, sorted', () => {
@@ -133,7 +149,11 @@ describe('REF-1, REF-2: one resolver, in precedence order', () => {
   });
 
   it('suggests the nearest names for a missing one', () => {
-    expect(resolveName(table(['notes.search', 'notes.compose']), 'notes.serch', 'notes')).toEqual({ ok: false, reason: 'missing', candidates: ['notes.search'] });
+    expect(resolveName(table(['notes.search', 'notes.compose']), 'notes.serch', 'notes')).toEqual({
+      ok: false,
+      reason: 'missing',
+      candidates: ['notes.search'],
+    });
   });
 
   it('a second `*.helper` makes a short `helper` ambiguous from a third namespace, but not from within `x`', () => {
@@ -270,7 +290,11 @@ describe('TOOL-6: tools resolve to a callable routine, a callable import or a kn
 
   it('accepts local model and code routines, a callable import and an external name in `requires`', () => {
     const result = resolve(
-      [model('notes.search'), code('notes.count'), model('notes.answer', 'tools:\n  - search\n  - notes.count:\n      async: true\n  - lib.ask\n  - web.fetch: async\n')],
+      [
+        model('notes.search'),
+        code('notes.count'),
+        model('notes.answer', 'tools:\n  - search\n  - notes.count:\n      async: true\n  - lib.ask\n  - web.fetch: async\n'),
+      ],
       { requires: ['web.fetch'], imports: lib },
     );
     expect(summary(result.diagnostics)).toEqual([]);
@@ -339,7 +363,9 @@ describe('NEXT-5: next targets are callable routines, callable imports or known 
       model('flow.a', 'next:\n  select: $.output.kind\n  cases:\n    x: style\n    y: flow.nope\n    z: mail.send\n'),
     ]);
     expect(summary(result.diagnostics)).toEqual(['a.md BP2116 NEXT-5 10:8', 'a.md BP2115 NEXT-5 11:8', 'a.md BP2115 NEXT-5 12:8']);
-    expect(result.diagnostics[0]!.message).toBe('Unexpected instructions `flow.style` as a `next` target, expected a model or code routine, a callable import or an external tool');
+    expect(result.diagnostics[0]!.message).toBe(
+      'Unexpected instructions `flow.style` as a `next` target, expected a model or code routine, a callable import or an external tool',
+    );
   });
 });
 
@@ -366,7 +392,9 @@ describe('MISC-1 (package part), MISC-2, MISC-3: summary, configure and route ro
     const sum = model('chat.sum', 'input:\n  type: string\ntools:\n  - chat.other\n');
     const d = only(resolve([sum, model('chat.other'), model('chat.main', COMPACTION('chat.sum'))]));
     expect(summary([d])).toEqual(['main.md BP2121 MISC-1 10:12']);
-    expect(d.message).toBe('Unexpected `chat.sum` as `compaction.summary`: it declares `tools` and `input`, expected a plain generation routine without tools, port, input, output or compaction');
+    expect(d.message).toBe(
+      'Unexpected `chat.sum` as `compaction.summary`: it declares `tools` and `input`, expected a plain generation routine without tools, port, input, output or compaction',
+    );
     expect(d.related).toEqual([
       { file: '/pkg/chat/sum.md', line: 9, column: 1, message: '`tools` is declared here' },
       { file: '/pkg/chat/sum.md', line: 7, column: 1, message: '`input` is declared here' },
@@ -375,13 +403,22 @@ describe('MISC-1 (package part), MISC-2, MISC-3: summary, configure and route ro
 
   it('refuses a code summary, a classification summary and a missing one', () => {
     const classify = source('/pkg/chat/judge.md', 'name: chat.judge\ndescription: Judges.\nmodel:\n  select:\n    operation: classification\n', 'Judge.\n');
-    const result = resolve([code('chat.count'), classify, model('chat.a', COMPACTION('count')), model('chat.b', COMPACTION('judge')), model('chat.c', COMPACTION('nope'))]);
+    const result = resolve([
+      code('chat.count'),
+      classify,
+      model('chat.a', COMPACTION('count')),
+      model('chat.b', COMPACTION('judge')),
+      model('chat.c', COMPACTION('nope')),
+    ]);
     expect(summary(result.diagnostics)).toEqual(['a.md BP2121 MISC-1 10:12', 'b.md BP2121 MISC-1 10:12', 'c.md BP2120 MISC-1 10:12']);
     expect(result.diagnostics[1]!.message).toContain('it is a classification routine');
   });
 
   it('refuses instructions as configure or route routines', () => {
-    const result = resolve([instructions('chat.style'), model('chat.main', 'configure:\n  routine: style\n  fields:\n    - tone\nroute:\n  routine: chat.nope\n')]);
+    const result = resolve([
+      instructions('chat.style'),
+      model('chat.main', 'configure:\n  routine: style\n  fields:\n    - tone\nroute:\n  routine: chat.nope\n'),
+    ]);
     expect(summary(result.diagnostics)).toEqual(['main.md BP2126 MISC-2 8:12', 'main.md BP2127 MISC-3 12:12']);
   });
 });
@@ -413,7 +450,9 @@ describe('MAN-3 (entries): agent entries are local callable routines; exports ar
       'plugin.json BP2133 MAN-3 8:5',
       'plugin.json BP2132 MAN-3 9:5',
     ]);
-    expect(result.diagnostics[0]!.message).toBe('Unexpected instructions `notes.style` as the entry of agent `a`, expected a model or code routine of this package');
+    expect(result.diagnostics[0]!.message).toBe(
+      'Unexpected instructions `notes.style` as the entry of agent `a`, expected a model or code routine of this package',
+    );
     expect(result.diagnostics[2]!.hint).toBe('did you mean `notes.answer` or `notes.style`?');
     expect(result.exports).toEqual([]);
   });
@@ -445,11 +484,13 @@ describe('TPL-1: `{{name}}` includes instructions at build time', () => {
   });
 
   it('refuses an unknown name, a routine, and double braces holding anything else, with hints', () => {
-    const result = resolve([
-      code('notes.count'),
-      model('notes.answer', '', 'A {{ notes.count }}\nB {{ user.name }}\nC {{#each items}}\nD {{}}\n'),
+    const result = resolve([code('notes.count'), model('notes.answer', '', 'A {{ notes.count }}\nB {{ user.name }}\nC {{#each items}}\nD {{}}\n')]);
+    expect(summary(result.diagnostics)).toEqual([
+      'answer.md BP2202 TPL-1 8:6',
+      'answer.md BP2201 TPL-1 9:6',
+      'answer.md BP2204 TPL-1 10:3',
+      'answer.md BP2204 TPL-1 11:3',
     ]);
-    expect(summary(result.diagnostics)).toEqual(['answer.md BP2202 TPL-1 8:6', 'answer.md BP2201 TPL-1 9:6', 'answer.md BP2204 TPL-1 10:3', 'answer.md BP2204 TPL-1 11:3']);
     const [routineInclude, user, each] = result.diagnostics;
     expect(routineInclude!.message).toBe('Unexpected code routine `notes.count` in an include, expected instructions');
     expect(user!.hint).toBe('did you mean the runtime template `{{ $.user.name }}`?');
@@ -605,7 +646,9 @@ describe('TPL-5: a backslash before `{{` or `[[` makes it literal; backslash pai
 
   it('records a dependency only when its marker is not escaped', () => {
     expect(routine(resolve([instructions('x', 'X'), model('notes.answer', '', '\\[[x]]')]), 'notes.answer').dependencies).toEqual([]);
-    expect(routine(resolve([instructions('x', 'X'), model('notes.answer', '', '\\\\[[x]]')]), 'notes.answer').dependencies).toEqual([{ kind: 'source', name: 'x' }]);
+    expect(routine(resolve([instructions('x', 'X'), model('notes.answer', '', '\\\\[[x]]')]), 'notes.answer').dependencies).toEqual([
+      { kind: 'source', name: 'x' },
+    ]);
   });
 
   it('refuses an opening marker without its closing one on the same line, keeping it as text', () => {
@@ -667,7 +710,10 @@ describe('requirements (MAN-7): models, sessions (MDL-7, MDL-8), presentation (T
       'Talk.\n',
     );
     const pinned = source('/pkg/notes/pinned.md', 'name: notes.pinned\ndescription: Pinned.\nmodel:\n  provider: acme\n  id: acme-1\n', 'Answer.\n');
-    const presenting = model('notes.show', OUTPUT_PORT + 'tools:\n  - notes.pinned:\n      presentation:\n        when: completed\n        value: $.output.card\n');
+    const presenting = model(
+      'notes.show',
+      OUTPUT_PORT + 'tools:\n  - notes.pinned:\n      presentation:\n        when: completed\n        value: $.output.card\n',
+    );
     const result = resolve([voice, pinned, presenting]);
     expect(result.diagnostics).toEqual([]);
     expect(result.requirements).toEqual({
@@ -678,14 +724,24 @@ describe('requirements (MAN-7): models, sessions (MDL-7, MDL-8), presentation (T
         { routine: 'notes.show', select: { operation: 'generation' } },
         {
           routine: 'voice.talk',
-          select: { operation: 'generation', interaction: 'session', session: { trigger: 'voice_activity' }, input_modalities: ['audio'], output_modalities: ['audio'] },
+          select: {
+            operation: 'generation',
+            interaction: 'session',
+            session: { trigger: 'voice_activity' },
+            input_modalities: ['audio'],
+            output_modalities: ['audio'],
+          },
         },
       ],
       env: [],
       ui: true,
       calls: ['runtime.call.cancel', 'runtime.call.read', 'runtime.call.send'],
     });
-    const bounded = source('/pkg/notes/chat.md', 'name: notes.chat\ndescription: Chats.\nmodel:\n  select:\n    operation: generation\n    interaction: session\n', 'Chat.\n');
+    const bounded = source(
+      '/pkg/notes/chat.md',
+      'name: notes.chat\ndescription: Chats.\nmodel:\n  select:\n    operation: generation\n    interaction: session\n',
+      'Chat.\n',
+    );
     expect(resolve([bounded]).requirements.calls).toEqual(['runtime.call.read', 'runtime.call.send']);
   });
 });
@@ -702,7 +758,10 @@ describe('codes BP21xx and BP22xx', () => {
 describe('robustness', () => {
   it('never throws on hostile bodies, and refuses includes nested too deep once (TPL-1)', () => {
     const chain = Array.from({ length: 200 }, (_, i) => instructions(`deep.n${i}`, i === 199 ? 'end' : `{{deep.n${i + 1}}}`));
-    const result = resolve([...chain, model('deep.top', '', '{{deep.n0}}\n' + '\\'.repeat(5000) + '{{'.repeat(3000) + '[['.repeat(3000) + '\n}}'.repeat(3000))]);
+    const result = resolve([
+      ...chain,
+      model('deep.top', '', '{{deep.n0}}\n' + '\\'.repeat(5000) + '{{'.repeat(3000) + '[['.repeat(3000) + '\n}}'.repeat(3000)),
+    ]);
     expect(result.diagnostics.filter((d) => d.code === 'BP2205').map((d) => `${path.basename(d.file)} ${d.line}:${d.column}`)).toEqual(['n127.md 5:3']);
     expect(result.diagnostics.every((d) => d.code === 'BP2230' || d.code === 'BP2205')).toBe(true);
     expect(routine(result, 'deep.n199').template).toEqual([{ text: 'end' }]);

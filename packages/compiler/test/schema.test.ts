@@ -7,7 +7,8 @@ import { LineIndex } from '../src/diagnostics/line-index.js';
 import { Reporter } from '../src/diagnostics/reporter.js';
 import { checkSource } from '../src/routine/check-routine.js';
 import { checkSchemaNode } from '../src/schema/check-schema.js';
-import { scanJson } from '../src/schema/scan-json.js';
+import { parseJson } from '../src/json/parse-json.js';
+import { findReferences } from '../src/schema/find-references.js';
 import type { YMap, YNode } from '../src/source/yaml-tree.js';
 
 /** Diagnostics of a generation routine with `fields` added; `input:` written first is on line 7. */
@@ -63,7 +64,11 @@ describe('SCH-1 input and output are mappings', () => {
 });
 
 describe('SCH-2 independent document form', () => {
-  const doc = (json: string, extra = ''): string => `input:\n  document: |\n${json.split('\n').map((l) => (l === '' ? '' : `    ${l}`)).join('\n')}\n${extra}`;
+  const doc = (json: string, extra = ''): string =>
+    `input:\n  document: |\n${json
+      .split('\n')
+      .map((l) => (l === '' ? '' : `    ${l}`))
+      .join('\n')}\n${extra}`;
 
   it('accepts a JSON Schema document with an equal `type` and inner references', () => {
     const json = '{\n  "type": "object",\n  "properties": {"q": {"$ref": "#/$defs/q"}},\n  "$defs": {"q": {"type": "string", "minLength": 1}}\n}';
@@ -71,7 +76,7 @@ describe('SCH-2 independent document form', () => {
   });
 
   it('accepts a document without root `type` and without wrapper `type`', () => {
-    expect(schema("input:\n  document: '{\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]}'\n")).toEqual([]);
+    expect(schema('input:\n  document: \'{"anyOf": [{"type": "string"}, {"type": "null"}]}\'\n')).toEqual([]);
   });
 
   it('accepts a `$ref` to an outside address when it is data (`const`, `enum`, a property named `$ref`)', () => {
@@ -88,7 +93,7 @@ describe('SCH-2 independent document form', () => {
 
   it('refuses invalid JSON at the position inside a quoted scalar, escapes included', () => {
     expect(summary(schema('input:\n  document: "{\\"type\\": \\"string\\" \\"x\\"}"\n  type: string\n'))).toEqual(['BP1201 SCH-2 8:36']);
-    expect(summary(schema("input:\n  document: '{\"a\": tru}'\n"))).toEqual(['BP1201 SCH-2 8:20']);
+    expect(summary(schema('input:\n  document: \'{"a": tru}\'\n'))).toEqual(['BP1201 SCH-2 8:20']);
   });
 
   it('refuses unterminated JSON just after its last character', () => {
@@ -138,7 +143,7 @@ describe('SCH-2 independent document form', () => {
     const d = only(schema(doc('{\n  "type": "object",\n  "properties": {"q": {"$ref": "other.json#/q"}}\n}', '  type: object\n')));
     expect(summary([d])).toEqual(['BP1223 SCH-2 11:36']);
     expect(d.message).toContain('"other.json#/q"');
-    expect(summary(schema("input:\n  document: '{\"items\": {\"$dynamicRef\": \"https://x\"}}'\n"))).toEqual(['BP1223 SCH-2 8:40']);
+    expect(summary(schema('input:\n  document: \'{"items": {"$dynamicRef": "https://x"}}\'\n'))).toEqual(['BP1223 SCH-2 8:40']);
   });
 
   it('refuses `document` inside a nested schema (SCH-4: only a root may be a document)', () => {
@@ -151,8 +156,36 @@ describe('SCH-2 independent document form', () => {
 describe('SCH-2 JSON scanner of `document`', () => {
   it('agrees with JSON.parse on what is JSON', () => {
     const texts = [
-      '{}', '[]', '0', '-0', '01', '1.', '1.5e+3', '1e', '-', '"a"', '"\\u00e9"', '"\\x"', '"a\tb"', '"\\u12"', 'true', 'tru', 'null',
-      '{"a":1,}', '[1,]', '[1 2]', '{"a" 1}', '{a:1}', "{'a':1}", '{"a":[{"b":null}]}', ' \n{ } ', '{} {}', '', '"', '[', '{"a":',
+      '{}',
+      '[]',
+      '0',
+      '-0',
+      '01',
+      '1.',
+      '1.5e+3',
+      '1e',
+      '-',
+      '"a"',
+      '"\\u00e9"',
+      '"\\x"',
+      '"a\tb"',
+      '"\\u12"',
+      'true',
+      'tru',
+      'null',
+      '{"a":1,}',
+      '[1,]',
+      '[1 2]',
+      '{"a" 1}',
+      '{a:1}',
+      "{'a':1}",
+      '{"a":[{"b":null}]}',
+      ' \n{ } ',
+      '{} {}',
+      '',
+      '"',
+      '[',
+      '{"a":',
     ];
     for (const text of texts) {
       let valid = true;
@@ -161,23 +194,46 @@ describe('SCH-2 JSON scanner of `document`', () => {
       } catch {
         valid = false;
       }
-      expect(scanJson(text).error === undefined, text).toBe(valid);
+      expect(parseJson(text).error === undefined, text).toBe(valid);
     }
   });
 
   it('finds the offset of the first error', () => {
-    expect(scanJson('{"a": 1,}').error).toEqual({ offset: 8, found: '`}`', expected: 'a property name in double quotes' });
-    expect(scanJson('[1').error).toEqual({ offset: 2, found: 'end of the JSON text', expected: '`,` or `]`' });
+    expect(parseJson('{"a": 1,}', 'the JSON text').error).toMatchObject({
+      offset: 7,
+      message: 'Unexpected trailing comma before `}`, expected another property after `,`',
+    });
+    expect(parseJson('[1', 'the JSON text').error).toMatchObject({ offset: 2, message: 'Unexpected end of the JSON text, expected `,` or `]`' });
   });
 
-  it('scans nesting far deeper than the stack without recursion', () => {
-    const depth = 200_000;
-    expect(scanJson('['.repeat(depth) + ']'.repeat(depth)).error).toBeUndefined();
+  it('refuses nesting deeper than the bundle can hold, without recursion', () => {
+    expect(parseJson('['.repeat(1000) + ']'.repeat(1000)).error).toBeUndefined();
+    expect(parseJson('['.repeat(200_000) + ']'.repeat(200_000)).error).toMatchObject({
+      offset: 1000,
+      message: 'Unexpected nesting deeper than 1000 levels, expected a shallower document',
+    });
   });
 
   it('records references outside data keywords only', () => {
-    const refs = scanJson('{"$ref": "#/a", "enum": [{"$ref": "x"}], "properties": {"$ref": {"$ref": "y"}}, "default": {"$ref": "z"}}').refs;
-    expect(refs.map((ref) => ref.value)).toEqual(['#/a', 'y']);
+    const { root } = parseJson('{"$ref": "#/a", "enum": [{"$ref": "x"}], "properties": {"$ref": {"$ref": "y"}}, "default": {"$ref": "z"}}');
+    expect(findReferences(root!)).toEqual([
+      { keyword: '$ref', value: '#/a', offset: 9 },
+      { keyword: '$ref', value: 'y', offset: 73 },
+    ]);
+  });
+
+  // One scanner for every JSON text: the independent document is now read as strictly as
+  // plugin.json and method documents (I-JSON), where JSON.parse would let these through.
+  it('refuses what JSON.parse accepts but no canonical JSON holds: lone surrogates, numbers beyond a double, duplicate keys', () => {
+    const surrogate = only(schema('input:\n  document: \'{"type": "string", "pattern": "\\ud800"}\'\n  type: string\n'));
+    expect(summary([surrogate])).toEqual(['BP1201 SCH-2 8:45']);
+    expect(surrogate.message).toBe('Unexpected lone surrogate `\\ud800` in the JSON of `input.document`, expected a complete character');
+    const huge = only(schema('input:\n  document: \'{"type": "number", "maximum": 1e400}\'\n  type: number\n'));
+    expect(summary([huge])).toEqual(['BP1201 SCH-2 8:44']);
+    expect(huge.message).toBe('Unexpected number `1e400` beyond the range of a double in the JSON of `input.document`, expected a finite number');
+    const twice = only(schema('input:\n  document: \'{"type": "string", "type": "number"}\'\n  type: number\n'));
+    expect(summary([twice])).toEqual(['BP1201 SCH-2 8:33']);
+    expect(twice.message).toBe('Unexpected duplicate key `type` in the JSON of `input.document`, expected each key once');
   });
 });
 
@@ -390,7 +446,9 @@ describe('SCH-7 objects', () => {
   });
 
   it('warns about a required name that `additionalProperties: false` forbids', () => {
-    const d = only(schema('input:\n  type: object\n  properties:\n    q:\n      type: string\n  required:\n    - q\n    - topic\n  additionalProperties: false\n'));
+    const d = only(
+      schema('input:\n  type: object\n  properties:\n    q:\n      type: string\n  required:\n    - q\n    - topic\n  additionalProperties: false\n'),
+    );
     expect(summary([d])).toEqual(['BP1272 SCH-7 14:7']);
     expect(d.severity).toBe('warning');
     expect(d.related?.[0]).toMatchObject({ line: 15, column: 25 });
@@ -434,7 +492,7 @@ describe('SCH-8 enum, const and oneOf', () => {
     expect(summary(schema('input:\n  enum:\n    - a: 1\n      b: 2\n    - b: 2\n      a: 1\n'))).toEqual(['BP1280 SCH-8 11:7']);
   });
 
-  it('accepts distinct values: `1` and `\'1\'`, a `!ref` and a literal mapping', () => {
+  it("accepts distinct values: `1` and `'1'`, a `!ref` and a literal mapping", () => {
     expect(schema("input:\n  enum:\n    - 1\n    - '1'\n    - null\n    - []\n    - {}\n")).toEqual([]);
     expect(schema("input:\n  enum:\n    - a\n    - !ref notes.a\n    - !ref notes.b\n    - '!ref': notes.a\n")).toEqual([]);
     expect(summary(schema('input:\n  enum:\n    - a\n    - !ref notes.a\n    - !ref notes.a\n'))).toEqual(['BP1280 SCH-8 11:7']);
@@ -604,8 +662,44 @@ describe('checkSchemaNode robustness', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed % n;
     };
-    const keys = ['type', 'items', 'properties', 'required', 'enum', 'const', 'oneOf', 'minimum', 'maximum', 'minItems', 'maxItems', 'additionalProperties', 'propertyNames', 'maxProperties', 'description', 'document', 'x', '$ref'];
-    const values: (string | number | boolean | null)[] = ['string', 'array', 'object', 'integer', 'number', 'null', '{"$ref": "x"}', '{', '', 0, -1, 1.5, 2 ** 60, true, false, null];
+    const keys = [
+      'type',
+      'items',
+      'properties',
+      'required',
+      'enum',
+      'const',
+      'oneOf',
+      'minimum',
+      'maximum',
+      'minItems',
+      'maxItems',
+      'additionalProperties',
+      'propertyNames',
+      'maxProperties',
+      'description',
+      'document',
+      'x',
+      '$ref',
+    ];
+    const values: (string | number | boolean | null)[] = [
+      'string',
+      'array',
+      'object',
+      'integer',
+      'number',
+      'null',
+      '{"$ref": "x"}',
+      '{',
+      '',
+      0,
+      -1,
+      1.5,
+      2 ** 60,
+      true,
+      false,
+      null,
+    ];
     const tree = (depth: number): YNode => {
       const pick = random(depth > 6 ? 1 : 4);
       if (pick === 0) {

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDirectory } from '../src/check-directory.js';
 import { finalSegment, namespaceOf } from '../src/routine/names.js';
 import { checkSource } from '../src/routine/check-routine.js';
 import { CODE_BODY, HEAD, check, diagnose, summary } from '../../../test/support/diagnose.js';
+import { tempDir } from '../../../test/support/temp.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -42,6 +42,18 @@ describe('SRC-1 source files', () => {
     const r = checkSource('/p/a.md', bytes);
     expect(summary(r.diagnostics)).toEqual(['BP1004 SRC-1 3:15']);
     expect(r.diagnostics[0]!.message).toContain('byte 26');
+  });
+  it('points at an encoded surrogate or an overlong form, not at the end of the file', () => {
+    // ED A0 80 is U+D800 encoded as UTF-8: well-formed in shape, refused by a strict decoder.
+    const surrogate = checkSource('/p/a.md', new Uint8Array([...enc('ab\n'), 0xed, 0xa0, 0x80, ...enc('cd\n')]));
+    expect(surrogate.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 2, column: 1, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' }),
+    ]);
+    // E0 80 80 is an overlong NUL.
+    const overlong = checkSource('/p/a.md', new Uint8Array([...enc('abc'), 0xe0, 0x80, 0x80, ...enc('\n')]));
+    expect(overlong.diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 1, column: 4, message: 'Unexpected invalid UTF-8 at byte 3, expected UTF-8 text' }),
+    ]);
   });
   it('refuses frontmatter that is not a mapping', () => {
     expect(summary(checkSource('/p/a.md', '---\n- a\n---\nB\n').diagnostics)).toEqual(['BP1005 SRC-1 2:1']);
@@ -122,7 +134,7 @@ describe('SRC-6 the colon-space trap', () => {
   });
 });
 
-describe('SRC-2 indentation and quotes: the root cause, not the parser\'s words', () => {
+describe("SRC-2 indentation and quotes: the root cause, not the parser's words", () => {
   it('a key indented under a `key: value` line is an indentation error, not the colon-space trap', () => {
     const d = diagnose('name: a\ndescription: d\nlanguage: javascript\noutput:\n  type: object\n     minimum: 0\n');
     expect(summary(d)).toEqual(['BP1017 SRC-2 7:1']);
@@ -234,7 +246,7 @@ describe('KIND-1..8 kinds and inventories', () => {
 });
 
 describe('SRC-9 names across a directory', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-src9-'));
+  const dir = tempDir('berrypack-src9-');
   mkdirSync(path.join(dir, 'a'));
   mkdirSync(path.join(dir, 'b'));
   writeFileSync(path.join(dir, 'a/compose.md'), '---\nname: notes.compose\ndescription: d\n---\nOne.\n');

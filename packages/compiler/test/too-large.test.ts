@@ -73,7 +73,17 @@ describe('files too large to be text', () => {
 
   it('checkMethod reports a method document over the limit as too large, not as invalid UTF-8', () => {
     const { diagnostics } = checkMethod('huge.method.yaml', oversized('format: method/2\n'));
-    expect(diagnostics).toEqual([expect.objectContaining({ code: 'BP1004', rule: 'SRC-1', file: 'huge.method.yaml', line: 1, column: 1, message: TOO_LARGE, hint: 'a method document is a small text file' })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'BP1004',
+        rule: 'SRC-1',
+        file: 'huge.method.yaml',
+        line: 1,
+        column: 1,
+        message: TOO_LARGE,
+        hint: 'a method document is a small text file',
+      }),
+    ]);
   });
 
   it('a build reports a method document over the limit as too large', () => {
@@ -87,16 +97,22 @@ describe('files too large to be text', () => {
     const { result, target } = buildWithOversized('lib/x.js');
     expect(result.ok).toBe(false);
     const found = result.diagnostics.filter((d) => d.file === target);
-    expect(found).toEqual([expect.objectContaining({ code: 'BP1004', rule: 'SRC-1', line: 1, column: 1, message: TOO_LARGE, hint: 'a code module is a small text file' })]);
+    expect(found).toEqual([
+      expect.objectContaining({ code: 'BP1004', rule: 'SRC-1', line: 1, column: 1, message: TOO_LARGE, hint: 'a code module is a small text file' }),
+    ]);
   });
 
   it('still reports invalid UTF-8 in a method document and a code module at its byte', () => {
     const bad = Uint8Array.from([...new TextEncoder().encode('format: method/2\n'), 0xff]);
-    expect(checkMethod('bad.method.yaml', bad).diagnostics).toEqual([expect.objectContaining({ code: 'BP1004', line: 2, column: 1, message: 'Unexpected invalid UTF-8 at byte 17, expected UTF-8 text' })]);
+    expect(checkMethod('bad.method.yaml', bad).diagnostics).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 2, column: 1, message: 'Unexpected invalid UTF-8 at byte 17, expected UTF-8 text' }),
+    ]);
     const target = path.join(dir, 'lib/x.js');
     const host = hostReading(target, () => Uint8Array.from([0x2f, 0x2f, 0xc3]));
     const result = createCompiler({ host, store: path.join(dir, 'store') }).build(path.join(dir, 'plugin.json'));
-    expect(result.diagnostics.filter((d) => d.file === target)).toEqual([expect.objectContaining({ code: 'BP1004', line: 1, column: 3, message: 'Unexpected invalid UTF-8 at byte 2, expected UTF-8 text' })]);
+    expect(result.diagnostics.filter((d) => d.file === target)).toEqual([
+      expect.objectContaining({ code: 'BP1004', line: 1, column: 3, message: 'Unexpected invalid UTF-8 at byte 2, expected UTF-8 text' }),
+    ]);
   });
 
   it('the unmodified package builds', () => {

@@ -16,11 +16,19 @@ export function outputDirectory(options: BuildOptions): string | undefined {
  * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
  * Returns the errors to report (nowhere to write, a failed write).
  */
-export function emitBundles(bundles: readonly BundleFile[], result: BuildResult, options: BuildOptions, durable = true, superseded?: Map<string, string>): PartialMessage[] {
+export function emitBundles(
+  bundles: readonly BundleFile[],
+  result: BuildResult,
+  options: BuildOptions,
+  durable = true,
+  superseded?: Map<string, string>,
+): PartialMessage[] {
   if (bundles.length === 0) return [];
   const dir = outputDirectory(options);
   if (dir === undefined) {
-    return [{ pluginName: PLUGIN_NAME, text: 'Unexpected build without `outdir` or `outfile`, expected one: the bundle is written there (or pass `emit: false`)' }];
+    return [
+      { pluginName: PLUGIN_NAME, text: 'Unexpected build without `outdir` or `outfile`, expected one: the bundle is written there (or pass `emit: false`)' },
+    ];
   }
   const files = new Map<string, Uint8Array>();
   for (const bundle of bundles) {
@@ -60,7 +68,12 @@ function packageOf(fileName: string): string {
 
 function outputFile(file: string, contents: Uint8Array): OutputFile {
   // Bundle and blob names already carry their digest; its first 12 hex digits serve as the hash.
-  const hash = path.basename(file).replace(/\.berry\.json$/, '').split('.').pop()!.slice(0, 12);
+  const hash = path
+    .basename(file)
+    .replace(/\.berry\.json$/, '')
+    .split('.')
+    .pop()!
+    .slice(0, 12);
   return {
     path: file,
     contents,

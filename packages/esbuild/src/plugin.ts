@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { createCompiler, nodeHost, type BuildResult, type BundleFile, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
-import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions, type ModuleOptions } from '@berrypack/compiler/internal-adapter';
+import {
+  createBuildMemo,
+  isBerryImport,
+  manifestForImport,
+  readNormalized,
+  renderImportModule,
+  resolvePluginOptions,
+  type ModuleOptions,
+} from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
@@ -86,7 +94,8 @@ export function berrypack(options?: Options): Plugin {
         // per build; the other imports fail quietly (the build has failed already).
         const { errors, warnings } = first ? convert(result) : { errors: [], warnings: [] };
         const { summary, bundle } = result;
-        const failed = !result.ok || !summary || !bundle || result.diagnostics.some((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
+        const failed =
+          !result.ok || !summary || !bundle || result.diagnostics.some((d) => d.severity === 'error' || (settings.strict && d.severity === 'warning'));
         if (failed) {
           if (errors.length > 0) return { errors, warnings, ...watch };
           if (first) return { ...failure(manifest, `Unexpected failed build of ${manifest} without an error diagnostic`), ...watch };
@@ -94,7 +103,14 @@ export function berrypack(options?: Options): Plugin {
         }
         const contents = renderImportModule(summary, manifest, file, moduleOptions(summary));
         if (contents === undefined) {
-          return { ...failure(file, `Unexpected import of ${file}, expected a source of ${summary.name} (a .md file whose first line is \`---\`, in its sources folder)`), warnings, ...watch };
+          return {
+            ...failure(
+              file,
+              `Unexpected import of ${file}, expected a source of ${summary.name} (a .md file whose first line is \`---\`, in its sources folder)`,
+            ),
+            warnings,
+            ...watch,
+          };
         }
         if (settings.emit) bundles.set(bundle.fileName, bundle);
         return { contents, loader: 'js', resolveDir: path.dirname(file), warnings, ...watch };

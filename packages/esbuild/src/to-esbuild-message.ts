@@ -17,7 +17,10 @@ export function toEsbuildMessage(
   const notes: PartialNote[] = [];
   if (diagnostic.hint !== undefined) notes.push({ text: diagnostic.hint });
   for (const related of diagnostic.related ?? []) {
-    notes.push({ text: related.message, location: toLocation(related.file, readText(related.file), related.line, related.column, related.line, related.column) });
+    notes.push({
+      text: related.message,
+      location: toLocation(related.file, readText(related.file), related.line, related.column, related.line, related.column),
+    });
   }
   return {
     text: `${diagnostic.code} ${diagnostic.message}`,

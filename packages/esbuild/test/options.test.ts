@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import berrypack, { type Options } from '../src/index.js';
 
 describe('berrypack() options', () => {
-  it('throws the core\'s message from the factory, before any build', () => {
+  it("throws the core's message from the factory, before any build", () => {
     expect(() => berrypack({ named: true } as Options)).toThrow(
       new Error('Unexpected option `named`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`'),
     );

@@ -27,7 +27,10 @@ describe('toEsbuildMessage', () => {
       location: { file: '/p/r/pick.md', namespace: 'file', line: 4, column: 29, length: 1, lineText: "  enum: ['été 🍓', 'ü', 3]" },
       notes: [
         { text: "quote it: `'3'`" },
-        { text: 'the list is here', location: { file: '/p/r/pick.md', namespace: 'file', line: 4, column: 23, length: 1, lineText: "  enum: ['été 🍓', 'ü', 3]" } },
+        {
+          text: 'the list is here',
+          location: { file: '/p/r/pick.md', namespace: 'file', line: 4, column: 23, length: 1, lineText: "  enum: ['été 🍓', 'ü', 3]" },
+        },
       ],
       pluginName: 'berrypack',
       detail: { code: 'BP1282', rule: 'SCH-8' },
@@ -36,15 +39,26 @@ describe('toEsbuildMessage', () => {
 
   it('measures a span with non-ASCII text in bytes, and a span over several lines to the end of its first line', () => {
     expect(toEsbuildMessage({ ...base, column: 9, endColumn: 27 }, text).location).toMatchObject({ column: 8, length: 23 });
-    expect(toEsbuildMessage({ ...base, line: 2, column: 7, endLine: 4, endColumn: 3 }, text).location).toMatchObject({ line: 2, column: 6, length: 4, lineText: 'name: pick' });
+    expect(toEsbuildMessage({ ...base, line: 2, column: 7, endLine: 4, endColumn: 3 }, text).location).toMatchObject({
+      line: 2,
+      column: 6,
+      length: 4,
+      lineText: 'name: pick',
+    });
     // An empty span still marks one byte.
-    expect(toEsbuildMessage({ ...base, line: 3, column: 7, endLine: 3, endColumn: 7 }, text).location).toMatchObject({ column: 6, length: 1, lineText: 'input:' });
+    expect(toEsbuildMessage({ ...base, line: 3, column: 7, endLine: 3, endColumn: 7 }, text).location).toMatchObject({
+      column: 6,
+      length: 1,
+      lineText: 'input:',
+    });
   });
 
   it('reads related files through readText and keeps columns as they are without a text', () => {
     const diagnostic: Diagnostic = { ...base, related: [{ file: '/p/other.md', line: 1, column: 3, message: 'also here' }] };
     const message = toEsbuildMessage(diagnostic, undefined, (file) => (file === '/p/other.md' ? 'é é é\n' : undefined));
     expect(message.location).toEqual({ file: '/p/r/pick.md', namespace: 'file', line: 4, column: 24, length: 1, lineText: '' });
-    expect(message.notes).toEqual([{ text: 'also here', location: { file: '/p/other.md', namespace: 'file', line: 1, column: 3, length: 1, lineText: 'é é é' } }]);
+    expect(message.notes).toEqual([
+      { text: 'also here', location: { file: '/p/other.md', namespace: 'file', line: 1, column: 3, length: 1, lineText: 'é é é' } },
+    ]);
   });
 });

@@ -1,7 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkSource, createCompiler, nodeHost, type BundleFile, type Diagnostic, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
-import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions } from '@berrypack/compiler/internal-adapter';
+import {
+  checkSource,
+  createCompiler,
+  nodeHost,
+  type BundleFile,
+  type Diagnostic,
+  type PackageSummary,
+  type PluginOptions as Options,
+} from '@berrypack/compiler';
+import {
+  createBuildMemo,
+  isBerryImport,
+  manifestForImport,
+  readNormalized,
+  renderImportModule,
+  resolvePluginOptions,
+} from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
 import type { Plugin as VitePlugin } from 'vite';
@@ -94,7 +109,12 @@ export function berrypack(options?: Options): BerrypackPlugin {
       // The message below says enough; the compiler already reported unreadable sources.
     }
     // A file without frontmatter gets the compiler's own diagnostic (BP1002) with its frame.
-    if (bytes) report(context, checkSource(file, bytes, { requireSource: true }).diagnostics.filter((d) => d.severity === 'error'), true);
+    if (bytes)
+      report(
+        context,
+        checkSource(file, bytes, { requireSource: true }).diagnostics.filter((d) => d.severity === 'error'),
+        true,
+      );
     const relative = path.relative(path.dirname(manifest), file).split(path.sep).join('/');
     return context.error({
       message: `Unexpected import of ${relative}, expected a routine source of package ${packageName}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`,

@@ -24,7 +24,10 @@ export interface BerryLog {
  * warning (Vite).
  */
 export function toRollupLog(diagnostic: Diagnostic, text?: string, inline = false): BerryLog {
-  const frame = text === undefined ? undefined : codeFrame(text, { line: diagnostic.line, column: diagnostic.column }, { line: diagnostic.endLine, column: diagnostic.endColumn });
+  const frame =
+    text === undefined
+      ? undefined
+      : codeFrame(text, { line: diagnostic.line, column: diagnostic.column }, { line: diagnostic.endLine, column: diagnostic.endColumn });
   let message = `${diagnostic.code} ${diagnostic.message}`;
   if (inline) message += `\n  at ${shown(diagnostic.file)}:${diagnostic.line}:${diagnostic.column}${frame === undefined ? '' : `\n${frame}`}`;
   if (diagnostic.hint !== undefined) message += `\nhint: ${diagnostic.hint}`;

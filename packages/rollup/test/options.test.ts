@@ -14,10 +14,14 @@ describe('berrypack() options', () => {
   it('has the canonical shape', () => {
     const plugin = berrypack();
     expect(plugin.name).toBe('berrypack');
-    expect(plugin).toMatchObject({ enforce: 'pre', resolveId: { order: 'pre', filter: { id: expect.any(RegExp) } }, load: { order: 'pre', filter: { id: expect.any(RegExp) } } });
+    expect(plugin).toMatchObject({
+      enforce: 'pre',
+      resolveId: { order: 'pre', filter: { id: expect.any(RegExp) } },
+      load: { order: 'pre', filter: { id: expect.any(RegExp) } },
+    });
   });
 
-  it('throws the core\'s message from the factory, before any build', () => {
+  it("throws the core's message from the factory, before any build", () => {
     expect(() => berrypack({ strictt: true } as Options)).toThrow(
       new Error('Unexpected option `strictt`, expected one of `include`, `exclude`, `catalog`, `store`, `emit`, `strict`, `namedExports`'),
     );
@@ -35,7 +39,9 @@ describe('berrypack() options', () => {
     expect(calls).toEqual([]);
     // An explicit suffix skips the Berry check but not `exclude`.
     expect(await resolveId.call(context, '/work/skipped/plugin.json?berrypack', '/main.js', { isEntry: false, attributes: {} })).toBeNull();
-    expect(await resolveId.call(context, '/work/kept/plugin.json?berrypack', '/main.js', { isEntry: false, attributes: {} })).toBe(`${path.resolve('/work/kept/plugin.json')}?berrypack`);
+    expect(await resolveId.call(context, '/work/kept/plugin.json?berrypack', '/main.js', { isEntry: false, attributes: {} })).toBe(
+      `${path.resolve('/work/kept/plugin.json')}?berrypack`,
+    );
 
     const load = handler(plugin, 'load');
     for (const id of ['/work/kept/plugin.json', '/work/kept/plugin.json?raw', '/work/skipped/plugin.json?berrypack', '\0virtual?berrypack']) {

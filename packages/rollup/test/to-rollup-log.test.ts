@@ -19,7 +19,8 @@ describe('toRollupLog', () => {
   it('makes a Rollup log with a 0-based column, the code as pluginCode, the rule, the hint (in the message too) and a frame', () => {
     const text = '---\ntools:\n  - nowhere\n---\nSay hello.\n';
     expect(toRollupLog(diagnostic, text)).toEqual({
-      message: 'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: list it in plugin.json `requires`',
+      message:
+        'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool\nhint: list it in plugin.json `requires`',
       id: '/pkg/hello.md',
       plugin: 'berrypack',
       pluginCode: 'BP2110',
@@ -42,13 +43,18 @@ describe('toRollupLog', () => {
     });
   });
 
-  it('inline (for Vite, which prints only a warning\'s message): the place and the frame in the message as well', () => {
+  it("inline (for Vite, which prints only a warning's message): the place and the frame in the message as well", () => {
     const text = '---\ntools:\n  - nowhere\n---\nSay hello.\n';
     expect(toRollupLog(diagnostic, text, true).message).toBe(
       [
         'BP2110 Unexpected unknown tool `nowhere`, expected a model or code routine, a callable import or an external tool',
         '  at /pkg/hello.md:3:5',
-        '  1 | ---', '  2 | tools:', '> 3 |   - nowhere', '    |     ^^^^^^^', '  4 | ---', '  5 | Say hello.',
+        '  1 | ---',
+        '  2 | tools:',
+        '> 3 |   - nowhere',
+        '    |     ^^^^^^^',
+        '  4 | ---',
+        '  5 | Say hello.',
         'hint: list it in plugin.json `requires`',
       ].join('\n'),
     );

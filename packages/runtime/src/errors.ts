@@ -28,7 +28,17 @@ export class BundleLoadError extends RuntimeError {
 export class PreparationError extends RuntimeError {
   override name = 'PreparationError';
   constructor(
-    code: 'not-granted' | 'missing-env' | 'missing-model' | 'unknown-provider' | 'unsupported' | 'invalid-preparation' | 'no-model' | 'missing-api-key' | 'invalid-settings' | 'tool-unavailable',
+    code:
+      | 'not-granted'
+      | 'missing-env'
+      | 'missing-model'
+      | 'unknown-provider'
+      | 'unsupported'
+      | 'invalid-preparation'
+      | 'no-model'
+      | 'missing-api-key'
+      | 'invalid-settings'
+      | 'tool-unavailable',
     message: string,
     readonly requirement: string,
   ) {

@@ -5,7 +5,16 @@ export { createRuntime, type ExecutionSnapshot, type Runtime, type RuntimeOption
 export type { EnvValue, Preparation, PrepareOptions } from './prepare/prepare.js';
 export type { ExecutionEvent, Outcome, Publication } from './execution/execution.js';
 export { estimateTokens } from './execution/tokens.js';
-export { createMemorySessionStore, createSessionStore, type SessionBacking, type SessionData, type SessionStore, type SessionThread, type SessionView, type StateValue } from './session/store.js';
+export {
+  createMemorySessionStore,
+  createSessionStore,
+  type SessionBacking,
+  type SessionData,
+  type SessionStore,
+  type SessionThread,
+  type SessionView,
+  type StateValue,
+} from './session/store.js';
 export type { ExternalTool, ToolContext, ToolImplementation } from './execution/external-tool.js';
 export { BundleLoadError, PreparationError, RuntimeError, type CallError } from './errors.js';
 export { DEFAULT_LIMITS, type RuntimeLimits } from './limits.js';

@@ -31,7 +31,8 @@ export function resolveLimits(given: Partial<RuntimeLimits> | undefined): Runtim
   for (const [key, value] of Object.entries(given ?? {})) {
     if (!(key in DEFAULT_LIMITS)) throw new TypeError(`Unexpected limit \`${key}\`, expected one of ${Object.keys(DEFAULT_LIMITS).join(', ')}`);
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new TypeError(`Unexpected ${String(value)} as limits.${key}, expected a positive number`);
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
+      throw new TypeError(`Unexpected ${String(value)} as limits.${key}, expected a positive number`);
     limits[key as keyof RuntimeLimits] = value;
   }
   return limits;

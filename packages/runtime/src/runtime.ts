@@ -171,7 +171,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
     send(executionId, message) {
       const { exec } = running(executionId);
-      if (!exec.input) throw new RuntimeError('no-input-port', `Unexpected message for execution ${executionId}, whose entry routine has no input port`, 'RUN-14');
+      if (!exec.input)
+        throw new RuntimeError('no-input-port', `Unexpected message for execution ${executionId}, whose entry routine has no input port`, 'RUN-14');
       if (exec.status !== 'running') throw new RuntimeError('port-closed', `Unexpected message for execution ${executionId}, which has ended`, 'RUN-14');
       const accepted = exec.input.accept(message);
       exec.append({ type: 'message', executionId, id: accepted.id, value: accepted.value, at: exec.at() });
@@ -189,7 +190,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     cancel(executionId, callId) {
       // The call and everything it runs: its descendants' ids start with its own.
       const targets = [...running(executionId).exec.cancellable].filter(([id]) => id === callId || id.startsWith(`${callId}.`));
-      for (const [id, controller] of targets) controller.abort(failure('cancelled', `Call ${id} was cancelled by the host${id === callId ? '' : ` (with ${callId})`}`));
+      for (const [id, controller] of targets)
+        controller.abort(failure('cancelled', `Call ${id} was cancelled by the host${id === callId ? '' : ` (with ${callId})`}`));
       return targets.length > 0;
     },
 
@@ -233,10 +235,17 @@ export function startRoutine(root: ReturnType<typeof preparedState>['root'], tar
     name = agent.entry;
   } else if ('export' in target) {
     const entry = content.exports.find((e) => e.name === target.export);
-    if (!entry) throw new RuntimeError('unknown-export', `Unexpected export \`${target.export}\`, expected one of ${list(content.exports.map((e) => e.name))}`, 'RUN-13');
-    const sharing = Object.entries(content.agents).filter(([, a]) => entry.entry && a.entry === entry.name).map(([id]) => id);
+    if (!entry)
+      throw new RuntimeError('unknown-export', `Unexpected export \`${target.export}\`, expected one of ${list(content.exports.map((e) => e.name))}`, 'RUN-13');
+    const sharing = Object.entries(content.agents)
+      .filter(([, a]) => entry.entry && a.entry === entry.name)
+      .map(([id]) => id);
     if (sharing.length > 1) {
-      throw new RuntimeError('ambiguous-entry', `Unexpected start of \`${target.export}\`, which agents ${list(sharing)} share as their entry, expected {agent} naming one of them`, 'RUN-13');
+      throw new RuntimeError(
+        'ambiguous-entry',
+        `Unexpected start of \`${target.export}\`, which agents ${list(sharing)} share as their entry, expected {agent} naming one of them`,
+        'RUN-13',
+      );
     }
     const resolved = resolveTarget(root, entry.target);
     if (resolved?.kind !== 'routine') throw new RuntimeError('not-callable', `Unexpected export \`${target.export}\`, expected a model or code routine`);
@@ -258,7 +267,8 @@ function jsonInput(input: unknown): unknown {
 }
 
 function checkCallable(routine: RoutineRef): RoutineRef {
-  if (routine.source.kind === 'instructions') throw new RuntimeError('not-callable', `Unexpected instructions \`${routine.qualified}\` as a start target, expected a model or code routine`);
+  if (routine.source.kind === 'instructions')
+    throw new RuntimeError('not-callable', `Unexpected instructions \`${routine.qualified}\` as a start target, expected a model or code routine`);
   return routine;
 }
 

@@ -17,7 +17,8 @@ const ROUTINES: Record<string, string> = {
   'plain.md': 'name: plain\ndescription: Any generation.\nmodel:\n  select:\n    operation: generation',
   'named.md': 'name: named\ndescription: Asks for one model.\nmodel:\n  provider: acme\n  id: big-1',
   'long.md': 'name: long\ndescription: Needs a long context.\nmodel:\n  select:\n    operation: generation\n    context_length:\n      minimum: 100000',
-  'sorter.md': 'name: sorter\ndescription: Classifies.\nmodel:\n  select:\n    operation: classification\noutput:\n  type: boolean\n  description: Whether it is urgent.',
+  'sorter.md':
+    'name: sorter\ndescription: Classifies.\nmodel:\n  select:\n    operation: classification\noutput:\n  type: boolean\n  description: Whether it is urgent.',
   'tuned.md': 'name: tuned\ndescription: Gives a setting.\nmodel:\n  select:\n    operation: generation\n  max_output_tokens: 5',
 };
 
@@ -27,7 +28,15 @@ function pkg(): Promise<Bundle> {
     const dir = path.join(tmp, 'pkg');
     mkdirSync(dir, { recursive: true });
     const exports = Object.keys(ROUTINES).map((f) => f.replace('.md', ''));
-    writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'bind.test', version: '1', extensions: { 'ai.strawberry.berry': { exports } } }));
+    writeFileSync(
+      path.join(dir, 'plugin.json'),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'bind.test',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { exports } },
+      }),
+    );
     for (const [file, front] of Object.entries(ROUTINES)) writeFileSync(path.join(dir, file), `---\n${front}\n---\nAnswer.\n`);
     const built = createCompiler({}).build(path.join(dir, 'plugin.json'));
     if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
@@ -89,14 +98,20 @@ describe('RUN-6, RUN-11: binding model routines to configured models', () => {
     expect(await answer('long')).toBe('two:');
     const runtime = createRuntime({ providers: { one: named('one') } });
     const b = await pkg();
-    const refused = refusal(() => runtime.prepare(b, { configured: { models: { small: { provider: 'one', model: 's', context_length: 8_000 } }, bind: { named: 'small' } } }));
+    const refused = refusal(() =>
+      runtime.prepare(b, { configured: { models: { small: { provider: 'one', model: 's', context_length: 8_000 } }, bind: { named: 'small' } } }),
+    );
     expect(refused.code).toBe('no-model');
     expect(refused.message).toBe(
       'Unexpected model routine `long` that no configured model satisfies: it asks for select {"context_length":{"minimum":100000},"operation":"generation"}; configured: `small` (provider one, model s, operations generation, interactions request/stream, context_length 8000) (add a model to runtime.yaml, or name one in `bind`)',
     );
     // A classification routine needs a model that declares the operation.
-    const classifier = refusal(() => runtime.prepare(b, { configured: { models: { small: { provider: 'one', context_length: 200_000 } }, bind: { named: 'small' } } }));
-    expect(classifier.message).toMatch(/^Unexpected model routine `sorter` that no configured model satisfies: it asks for select \{"operation":"classification"\} with structured output;/);
+    const classifier = refusal(() =>
+      runtime.prepare(b, { configured: { models: { small: { provider: 'one', context_length: 200_000 } }, bind: { named: 'small' } } }),
+    );
+    expect(classifier.message).toMatch(
+      /^Unexpected model routine `sorter` that no configured model satisfies: it asks for select \{"operation":"classification"\} with structured output;/,
+    );
   });
 
   it('infers tool and structured-output support from declared supported_parameters', async () => {
@@ -109,18 +124,40 @@ describe('RUN-6, RUN-11: binding model routines to configured models', () => {
     const preparation = runtime.prepare(b, { configured: { models, bind: { named: 'plainOnly' } } });
     const { executionId } = await runtime.start(preparation, { export: 'plain' });
     expect(await runtime.result(executionId)).toMatchObject({ output: 'one:' });
-    expect(runtime.journal(executionId)[0]).toMatchObject({ type: 'execution', models: { sorter: { provider: 'two', configured: 'structured' }, plain: { provider: 'one', configured: 'plainOnly' } } });
+    expect(runtime.journal(executionId)[0]).toMatchObject({
+      type: 'execution',
+      models: { sorter: { provider: 'two', configured: 'structured' }, plain: { provider: 'one', configured: 'plainOnly' } },
+    });
   });
 
   it('checks the routine settings against the chosen model settings schema (draft-07 or 2020-12)', async () => {
     const b = await pkg();
     const runtime = createRuntime({ providers: { one: named('one') } });
-    const settings = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { max_output_tokens: { type: 'integer', minimum: 10 } }, additionalProperties: false };
-    const refused = refusal(() => runtime.prepare(b, { configured: { models: { m: { provider: 'one', operations: ['generation', 'classification'], context_length: 200_000, settings } }, bind: { named: 'm' } } }));
+    const settings = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { max_output_tokens: { type: 'integer', minimum: 10 } },
+      additionalProperties: false,
+    };
+    const refused = refusal(() =>
+      runtime.prepare(b, {
+        configured: {
+          models: { m: { provider: 'one', operations: ['generation', 'classification'], context_length: 200_000, settings } },
+          bind: { named: 'm' },
+        },
+      }),
+    );
     expect(refused.code).toBe('invalid-settings');
     expect(refused.message).toBe('Unexpected model settings of `tuned` for model `m`: $.max_output_tokens must be >= 10');
     const noEffort = { type: 'object', properties: { effort: { enum: ['low', 'high'] } }, additionalProperties: false };
-    const strict = refusal(() => runtime.prepare(b, { configured: { models: { m: { provider: 'one', operations: ['generation', 'classification'], context_length: 200_000, settings: noEffort } }, bind: { named: 'm' } } }));
+    const strict = refusal(() =>
+      runtime.prepare(b, {
+        configured: {
+          models: { m: { provider: 'one', operations: ['generation', 'classification'], context_length: 200_000, settings: noEffort } },
+          bind: { named: 'm' },
+        },
+      }),
+    );
     expect(strict.message).toBe('Unexpected model settings of `tuned` for model `m`: $ must NOT have additional properties');
   });
 
@@ -128,10 +165,14 @@ describe('RUN-6, RUN-11: binding model routines to configured models', () => {
     const b = await pkg();
     const seen: { apiKey?: string }[] = [];
     const runtime = createRuntime({ providers: { one: named('one', seen) } });
-    const models: Record<string, ModelConfig> = { m: { provider: 'one', apiKeyEnv: 'BIND_TEST_KEY', operations: ['generation', 'classification'], context_length: 200_000 } };
+    const models: Record<string, ModelConfig> = {
+      m: { provider: 'one', apiKeyEnv: 'BIND_TEST_KEY', operations: ['generation', 'classification'], context_length: 200_000 },
+    };
     const missing = refusal(() => runtime.prepare(b, { configured: { models, bind: { named: 'm' } }, variables: { OTHER: 'x' } }));
     expect(missing.code).toBe('missing-api-key');
-    expect(missing.message).toMatch(/^Missing environment variable BIND_TEST_KEY \(models\.m\.apiKeyEnv\) for `[a-z]+`, expected it set to the API key of model `m`$/);
+    expect(missing.message).toMatch(
+      /^Missing environment variable BIND_TEST_KEY \(models\.m\.apiKeyEnv\) for `[a-z]+`, expected it set to the API key of model `m`$/,
+    );
     expect(refusal(() => runtime.prepare(b, { configured: { models, bind: { named: 'm' } }, variables: { BIND_TEST_KEY: '' } })).code).toBe('missing-api-key');
     const preparation = runtime.prepare(b, { configured: { models, bind: { named: 'm' } }, variables: { BIND_TEST_KEY: 'sk-bind-secret-42' } });
     const { executionId } = await runtime.start(preparation, { export: 'plain' });
@@ -165,12 +206,23 @@ describe('docs/runtime.md', () => {
 
   it('the worked provider example registers a provider that runs a routine', async () => {
     const code = block('provider').replace("import { createRuntime } from '@berrypack/runtime';", '');
-    const make = new Function('createRuntime', `${code}\nreturn { reverser, runtime };`) as (c: typeof createRuntime) => { reverser: ModelProvider; runtime: ReturnType<typeof createRuntime> };
+    const make = new Function('createRuntime', `${code}\nreturn { reverser, runtime };`) as (c: typeof createRuntime) => {
+      reverser: ModelProvider;
+      runtime: ReturnType<typeof createRuntime>;
+    };
     const { reverser, runtime } = make(createRuntime);
-    const preparation = runtime.prepare(await pkg(), { configured: { models: { mine: { provider: 'reverser', operations: ['generation', 'classification'], context_length: 200_000 } }, bind: { named: 'mine' } } });
+    const preparation = runtime.prepare(await pkg(), {
+      configured: {
+        models: { mine: { provider: 'reverser', operations: ['generation', 'classification'], context_length: 200_000 } },
+        bind: { named: 'mine' },
+      },
+    });
     const { executionId } = await runtime.start(preparation, { export: 'plain' }, 'berry');
     expect(await runtime.result(executionId)).toMatchObject({ status: 'completed', output: 'yrreb' });
-    const asked = await reverser.generate({ routine: 'r', sequence: 0, connection: { provider: 'reverser' }, instructions: '', settings: {}, messages: [], tools: [{ name: 'clock.now' }] }, new AbortController().signal);
+    const asked = await reverser.generate(
+      { routine: 'r', sequence: 0, connection: { provider: 'reverser' }, instructions: '', settings: {}, messages: [], tools: [{ name: 'clock.now' }] },
+      new AbortController().signal,
+    );
     expect(asked).toEqual({ toolCalls: [{ id: 'call-1', name: 'clock.now', input: {} }], finish: 'tool_calls' });
   });
 });

@@ -100,14 +100,25 @@ describe('RUN-7: a plain call waits for the whole chain; async returns a receipt
     // slow.ok completes only after the caller went on with its receipt and called fast.ok:
     // a call that waited for its outcome would never get there.
     const receiptUsed = gate();
-    const outcome = await run('async.caller', { job: 'report' }, {
-      tools: {
-        'slow.ok': async (i) => (await receiptUsed.promise, { slow: i }),
-        'fast.ok': (i) => (receiptUsed.open(), { fast: i }),
+    const outcome = await run(
+      'async.caller',
+      { job: 'report' },
+      {
+        tools: {
+          'slow.ok': async (i) => (await receiptUsed.promise, { slow: i }),
+          'fast.ok': (i) => (receiptUsed.open(), { fast: i }),
+        },
       },
-    });
+    );
     expect(outcome).toMatchObject({ status: 'completed', output: { receipt: { callId: 'c1.1', executionId: null } } });
-    expect(outcome.calls[1]).toMatchObject({ id: 'c1.1', kind: 'tool', name: 'slow.ok', async: true, status: 'completed', outcome: { output: { slow: { job: 'report' } } } });
+    expect(outcome.calls[1]).toMatchObject({
+      id: 'c1.1',
+      kind: 'tool',
+      name: 'slow.ok',
+      async: true,
+      status: 'completed',
+      outcome: { output: { slow: { job: 'report' } } },
+    });
     expect(outcome.calls[2]).toMatchObject({ id: 'c1.2', name: 'fast.ok', input: { after: 'c1.1' } });
   });
 });
@@ -116,7 +127,12 @@ describe('RUN-8: connection limits give a child an allowance of its own, bounded
   it('gives the child its own calls limit', async () => {
     const outcome = await run('limited.caller', {});
     expect(outcome.status).toBe('completed');
-    expect(summary(outcome)).toEqual(['c1 entry limited.caller completed', 'c1.1 tool limited.child failed', 'c1.1.1 tool leaf.echo completed', 'c1.1.2 tool leaf.echo failed']);
+    expect(summary(outcome)).toEqual([
+      'c1 entry limited.caller completed',
+      'c1.1 tool limited.child failed',
+      'c1.1.1 tool leaf.echo completed',
+      'c1.1.2 tool leaf.echo failed',
+    ]);
     expect(outcome.calls[3]!.outcome).toMatchObject({ error: { code: 'limit-calls' } });
     expect((outcome as { output: { failed: string } }).output.failed).toContain("beyond the allowance's calls limit");
   });
@@ -150,7 +166,7 @@ describe('RUN-8: connection limits give a child an allowance of its own, bounded
     expect(outcome.calls[1]).toMatchObject({ name: 'slow.ok', status: 'failed', outcome: { error: { code: 'timeout' } } });
   });
 
-  it('bounds a longer connection timeout by the caller\'s remaining time', async () => {
+  it("bounds a longer connection timeout by the caller's remaining time", async () => {
     const outcome = await run('limited.wait', {}, { tools: { 'slow.ok': () => new Promise(() => undefined) }, limits: { timeoutMs: 300 } });
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
   });
@@ -170,7 +186,9 @@ describe('RUN-9: the default successor input is the local output; a select value
   it('fails on a label no case has, and on a value that is not a string label', async () => {
     const other = await run('route.pick', { label: 'c' });
     expect(other).toMatchObject({ status: 'failed', error: { code: 'no-matching-case' } });
-    expect((other as { error: { message: string } }).error.message).toBe('Unexpected "c" at $.output.label in the `next` of `route.pick`, expected one of the labels "a", "b", "stop" (there is no default case)');
+    expect((other as { error: { message: string } }).error.message).toBe(
+      'Unexpected "c" at $.output.label in the `next` of `route.pick`, expected one of the labels "a", "b", "stop" (there is no default case)',
+    );
     expect(await run('route.pick', { label: 1 })).toMatchObject({ status: 'failed', error: { code: 'no-matching-case' } });
     expect(await run('route.pick', { label: null })).toMatchObject({ status: 'failed', error: { code: 'no-matching-case' } });
   });
@@ -179,26 +197,34 @@ describe('RUN-9: the default successor input is the local output; a select value
 describe('RUN-10: joined calls keep their order; a failed branch cancels no sibling, observed before the caller finishes', () => {
   it('keeps results in call order whatever order they complete in', async () => {
     const fastDone = gate();
-    const outcome = await run('fan.order', {}, {
-      tools: {
-        'slow.ok': async (i) => (await fastDone.promise, { slow: i }),
-        'fast.ok': (i) => (fastDone.open(), { fast: i }),
+    const outcome = await run(
+      'fan.order',
+      {},
+      {
+        tools: {
+          'slow.ok': async (i) => (await fastDone.promise, { slow: i }),
+          'fast.ok': (i) => (fastDone.open(), { fast: i }),
+        },
       },
-    });
+    );
     expect(outcome).toMatchObject({ status: 'completed', output: [{ slow: { job: 'first' } }, { fast: { job: 'second' } }] });
   });
 
   it('lets the slow sibling of a failed branch complete before the caller does', async () => {
     const failed = gate();
-    const outcome = await run('fan.out', {}, {
-      tools: {
-        'slow.ok': async (i) => (await failed.promise, { slow: i }),
-        'fail.now': () => {
-          failed.open();
-          throw new Error('boom');
+    const outcome = await run(
+      'fan.out',
+      {},
+      {
+        tools: {
+          'slow.ok': async (i) => (await failed.promise, { slow: i }),
+          'fail.now': () => {
+            failed.open();
+            throw new Error('boom');
+          },
         },
       },
-    });
+    );
     expect(outcome).toMatchObject({ status: 'completed', output: { caught: true, message: 'Tool `fail.now` failed: boom' } });
     expect(summary(outcome)).toEqual(['c1 entry fan.out completed', 'c1.1 tool slow.ok completed', 'c1.2 tool fail.now failed']);
   });

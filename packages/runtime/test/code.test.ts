@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
-import { createRuntime, loadBundle, type Bundle, type Runtime, type RuntimeLimits, type Script } from '../src/index.js';
+import { createRuntime, type Bundle, type Runtime, type RuntimeLimits, type Script } from '../src/index.js';
+import { bundleOf as buildBundle } from '../../../test/support/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -11,11 +11,7 @@ const bundles = new Map<string, Promise<Bundle>>();
 function bundleOf(fixture: string): Promise<Bundle> {
   let bundle = bundles.get(fixture);
   if (!bundle) {
-    bundle = (async () => {
-      const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-      if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
-      return loadBundle(built.bundle.bytes);
-    })();
+    bundle = buildBundle(fixture);
     bundles.set(fixture, bundle);
   }
   return bundle;
@@ -26,7 +22,12 @@ afterAll(async () => {
   for (const runtime of runtimes) await runtime.close();
 });
 
-async function run(fixture: string, target: { export: string } | { agent: string }, input: unknown, options: { limits?: Partial<RuntimeLimits>; script?: Script; clock?: () => number } = {}) {
+async function run(
+  fixture: string,
+  target: { export: string } | { agent: string },
+  input: unknown,
+  options: { limits?: Partial<RuntimeLimits>; script?: Script; clock?: () => number } = {},
+) {
   const runtime = createRuntime({
     tools: { 'slow.ok': (i) => ({ slow: i }), 'fast.ok': (i) => ({ fast: i }), 'fail.now': () => Promise.reject(new Error('boom')) },
     ...(options.limits ? { limits: options.limits } : {}),
@@ -34,7 +35,10 @@ async function run(fixture: string, target: { export: string } | { agent: string
   });
   runtimes.push(runtime);
   const grants = fixture === 'runtime/flow' ? ['slow.ok', 'fast.ok', 'fail.now'] : [];
-  const preparation = runtime.prepare(await bundleOf(fixture), { grants, ...(options.script ? { models: { default: { provider: 'scripted', script: options.script } } } : {}) });
+  const preparation = runtime.prepare(await bundleOf(fixture), {
+    grants,
+    ...(options.script ? { models: { default: { provider: 'scripted', script: options.script } } } : {}),
+  });
   const { executionId } = await runtime.start(preparation, target, input);
   return { outcome: await runtime.result(executionId), journal: runtime.journal(executionId) };
 }
@@ -55,9 +59,22 @@ describe('RUN-3: code routines run with no ambient authority, a recorded clock a
 
   it('runs a routine body with the modules it imports (the notebook rank and its score module)', async () => {
     const script = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/runtime/scripts/notebook.json'), 'utf8')) as Script;
-    const { outcome } = await run('notebook', { export: 'search.answer' }, { question: 'milk?', notes: ['buy oat milk', 'call mom', 'milk the goat'] }, { script });
+    const { outcome } = await run(
+      'notebook',
+      { export: 'search.answer' },
+      { question: 'milk?', notes: ['buy oat milk', 'call mom', 'milk the goat'] },
+      { script },
+    );
     expect(outcome).toMatchObject({ status: 'completed', output: { answer: 'Notes 0 and 2 mention milk.', cited: [0, 2] } });
-    expect(outcome.calls.find((c) => c.name === 'search.rank')).toMatchObject({ status: 'completed', outcome: { output: [{ index: 0, score: 1 }, { index: 2, score: 1 }] } });
+    expect(outcome.calls.find((c) => c.name === 'search.rank')).toMatchObject({
+      status: 'completed',
+      outcome: {
+        output: [
+          { index: 0, score: 1 },
+          { index: 2, score: 1 },
+        ],
+      },
+    });
   });
 
   it('runs a model routine followed by a code routine (notes.compose → notes.count)', async () => {
@@ -71,10 +88,13 @@ describe('RUN-3: code routines run with no ambient authority, a recorded clock a
   it('rejects a failed tool call in the code and records it', async () => {
     const { outcome } = await run('runtime/flow', { export: 'fan.out' }, {});
     expect(outcome).toMatchObject({ status: 'completed', output: { caught: true, message: 'Tool `fail.now` failed: boom' } });
-    expect(outcome.calls.find((c) => c.name === 'fail.now')).toMatchObject({ status: 'failed', outcome: { error: { code: 'tool-failed', message: 'Tool `fail.now` failed: boom' } } });
+    expect(outcome.calls.find((c) => c.name === 'fail.now')).toMatchObject({
+      status: 'failed',
+      outcome: { error: { code: 'tool-failed', message: 'Tool `fail.now` failed: boom' } },
+    });
   });
 
-  it('fails the routine with the code\'s own error, and stops code that never returns', async () => {
+  it("fails the routine with the code's own error, and stops code that never returns", async () => {
     const thrown = await run('runtime/flow', { export: 'probe.throws' }, {});
     expect(thrown.outcome).toMatchObject({ status: 'failed', error: { code: 'code-error' } });
     expect((thrown.outcome as { error: { message: string } }).error.message).toContain('deliberate failure');

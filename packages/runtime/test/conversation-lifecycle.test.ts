@@ -72,7 +72,10 @@ describe('bounded model sessions (interaction: session) and $.session from the s
     };
     const journal = createMemoryJournal();
     const runtime = make({ providers: { live: provider }, sessions, journal, tools: { 'slow.job': () => null } });
-    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'], models: { default: { provider: 'live' } } });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'],
+      models: { default: { provider: 'live' } },
+    });
     sessions.attach('setup', 'session-a');
     sessions.writeState('session-a', 'plan', 'draft');
     sessions.writeState('session-a', 'plan', 'Check the tides, then sail.');
@@ -85,7 +88,11 @@ describe('bounded model sessions (interaction: session) and $.session from the s
     const kinds = outcome.calls.map((c) => [c.kind, c.name]);
     expect(kinds).toContainEqual(['read', 'runtime.session.read']);
     expect(kinds).toContainEqual(['read', 'runtime.session.state.read']);
-    expect(outcome.calls.find((c) => c.kind === 'tool')).toMatchObject({ name: 'lookup', status: 'completed', outcome: { output: { topic: 'tides', found: 5 } } });
+    expect(outcome.calls.find((c) => c.kind === 'tool')).toMatchObject({
+      name: 'lookup',
+      status: 'completed',
+      outcome: { output: { topic: 'tides', found: 5 } },
+    });
     const decisions = outcome.calls.filter((c) => c.kind === 'model');
     expect(decisions).toHaveLength(2);
     expect(decisions[0]!.input).toMatchObject({ session: true });
@@ -94,17 +101,30 @@ describe('bounded model sessions (interaction: session) and $.session from the s
   });
 
   it('refuses at preparation a provider that opens no sessions (naming it) and continuous audio sessions', async () => {
-    const runtime = make({ providers: { plain: { generate: async () => ({ text: 'x' }) } }, sessions: createMemorySessionStore(), tools: { 'slow.job': () => null } });
+    const runtime = make({
+      providers: { plain: { generate: async () => ({ text: 'x' }) } },
+      sessions: createMemorySessionStore(),
+      tools: { 'slow.job': () => null },
+    });
     let refused: unknown;
     try {
-      runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'], models: { default: { provider: 'plain' } } });
+      runtime.prepare(bundle, {
+        grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'],
+        models: { default: { provider: 'plain' } },
+      });
     } catch (error) {
       refused = error;
     }
     expect(refused).toBeInstanceOf(PreparationError);
-    expect(refused).toMatchObject({ code: 'unsupported', requirement: 'planner', message: expect.stringContaining('its provider `plain` opens no model sessions') });
+    expect(refused).toMatchObject({
+      code: 'unsupported',
+      requirement: 'planner',
+      message: expect.stringContaining('its provider `plain` opens no model sessions'),
+    });
     expect(() => runtime.prepare(bundle, { grants: ['slow.job'], models: { default: { provider: 'scripted' } } })).toThrow(/runtime\.session\.read/);
-    expect(() => runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] })).toThrow(/without the grant `runtime\.call\.read`/);
+    expect(() => runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read'] })).toThrow(
+      /without the grant `runtime\.call\.read`/,
+    );
     const voice = await bundleOf('runtime/voice');
     expect(() => runtime.prepare(voice, {})).toThrow(/continuous audio sessions .* are not run by this runtime yet/);
   });
@@ -112,7 +132,9 @@ describe('bounded model sessions (interaction: session) and $.session from the s
   it('a missing State key refuses before inference', async () => {
     const sessions = createMemorySessionStore();
     const runtime = make({ sessions, tools: { 'slow.job': () => null } });
-    const preparation = runtime.prepare(bundle, { grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'] });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send', 'slow.job'],
+    });
     const { executionId } = await runtime.start(preparation, { export: 'planner' }, 'x');
     const outcome = await runtime.result(executionId);
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'missing-value', message: expect.stringContaining('Missing session State key `plan`') } });
@@ -124,9 +146,17 @@ describe('RUN-7: async outcomes reach their caller later', () => {
   it('a model observes the outcome of its async call before a later decision', async () => {
     const job = gatedJob();
     const requests: GenerationRequest[] = [];
-    const scripted = createScriptedProvider({ script: { dispatch: [{ toolCalls: [{ name: 'slow.job', input: { n: 7 } }] }, { text: 'Started.' }, { text: 'The job finished.' }] } });
-    const runtime = make({ providers: { rec: { generate: (r, s) => (requests.push(structuredClone(r)), scripted.generate(r, s)) } }, tools: { 'slow.job': job.tool } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'], models: { default: { provider: 'rec' }, planner: { provider: 'scripted' } } });
+    const scripted = createScriptedProvider({
+      script: { dispatch: [{ toolCalls: [{ name: 'slow.job', input: { n: 7 } }] }, { text: 'Started.' }, { text: 'The job finished.' }] },
+    });
+    const runtime = make({
+      providers: { rec: { generate: (r, s) => (requests.push(structuredClone(r)), scripted.generate(r, s)) } },
+      tools: { 'slow.job': job.tool },
+    });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'],
+      models: { default: { provider: 'rec' }, planner: { provider: 'scripted' } },
+    });
     const { executionId } = await runtime.start(preparation, { export: 'dispatch' });
     runtime.send(executionId, { parts: [{ text: 'start the job' }] });
     await until(() => runtime.inspect(executionId).publications.length === 1);
@@ -148,7 +178,9 @@ describe('RUN-7: async outcomes reach their caller later', () => {
 
   it('code gets the correlated outcome of an async call through context.outcome(callId)', async () => {
     const runtime = make({ tools: { 'slow.job': (input) => ({ done: input }) } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'],
+    });
     const { executionId } = await runtime.start(preparation, { export: 'collect' });
     const outcome = await runtime.result(executionId);
     expect(outcome).toMatchObject({ status: 'completed', output: { receipt: 'c1.1', outcome: { done: { n: 1 } } } });
@@ -159,7 +191,9 @@ describe('RUN-14: cancellation and continuation of a code resident', () => {
   it('runtime.cancel fails the in-flight call `cancelled`, aborts its signal, and the resident returns to receive()', async () => {
     const job = gatedJob();
     const runtime = make({ tools: { 'slow.job': job.tool } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'],
+    });
     const { executionId } = await runtime.start(preparation, { export: 'resident' });
     runtime.send(executionId, { n: 1 });
     await until(() => job.seen.length === 1);
@@ -182,7 +216,9 @@ describe('RUN-14: cancellation and continuation of a code resident', () => {
     const journal = createMemoryJournal();
     const calls: unknown[] = [];
     const runtime = make({ journal, tools: { 'slow.job': (input) => (calls.push(input), { done: input }) } });
-    const preparation = runtime.prepare(bundle, { grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'] });
+    const preparation = runtime.prepare(bundle, {
+      grants: ['slow.job', 'runtime.session.read', 'runtime.session.state.read', 'runtime.call.read', 'runtime.call.send'],
+    });
     const { executionId } = await runtime.start(preparation, { export: 'resident' });
     runtime.send(executionId, { n: 1 });
     await until(() => runtime.inspect(executionId).publications.length === 1);
@@ -203,7 +239,12 @@ describe('RUN-14: cancellation and continuation of a code resident', () => {
     const header = runtime.journal(executionId)[0] as Extract<JournalEntry, { type: 'execution' }>;
     expect(header.continues).toBe(journal.entries[0]!.executionId);
     // New messages are numbered after the continued ones.
-    expect(runtime.journal(executionId).filter((e) => e.type === 'message').map((e) => e.id)).toEqual(['m2']);
+    expect(
+      runtime
+        .journal(executionId)
+        .filter((e) => e.type === 'message')
+        .map((e) => e.id),
+    ).toEqual(['m2']);
     // The continued execution's journal replays on its own.
     const report = await runtime.replay(bundle, journal.entries);
     expect(report).toMatchObject({ matches: true, output: { done: 2 } });
@@ -235,7 +276,11 @@ describe('Context management: compaction, default management, configure, route',
     const { executionId } = await runtime.start(preparation, { agent });
     for (const [i, text] of messages.entries()) {
       runtime.send(executionId, { parts: [{ text }] });
-      await until(() => runtime.inspect(executionId).status !== 'running' || runtime.inspect(executionId).publications.filter((p) => p.kind === 'message' || p.kind === 'route').length === i + 1);
+      await until(
+        () =>
+          runtime.inspect(executionId).status !== 'running' ||
+          runtime.inspect(executionId).publications.filter((p) => p.kind === 'message' || p.kind === 'route').length === i + 1,
+      );
     }
     runtime.stop(executionId);
     const outcome = await runtime.result(executionId);
@@ -243,7 +288,10 @@ describe('Context management: compaction, default management, configure, route',
   }
 
   it('compaction: past max_tokens the older turns go to the summary routine and its text replaces them', async () => {
-    const { outcome, requests, journal, runtime } = await talk('assistant', {}, [long(1), long(2), long(3)], { chat: [{ text: 'Noted.' }], 'chat.summary': [{ text: 'They talked about tides.' }] });
+    const { outcome, requests, journal, runtime } = await talk('assistant', {}, [long(1), long(2), long(3)], {
+      chat: [{ text: 'Noted.' }],
+      'chat.summary': [{ text: 'They talked about tides.' }],
+    });
     expect(outcome.status).toBe('completed');
     const compactions = outcome.calls.filter((c) => c.kind === 'compaction');
     expect(compactions.map((c) => c.name)).toEqual(['chat.summary']);
@@ -274,7 +322,9 @@ describe('Context management: compaction, default management, configure, route',
     expect(outcome.status).toBe('completed');
     expect(requests.filter((r) => r.routine === 'chat').map((r) => r.settings['temperature'])).toEqual([0.7, 0.7, 0.2]);
     expect(outcome.calls.filter((c) => c.kind === 'configure').map((c) => c.name)).toEqual(['chat.tune', 'chat.tune', 'chat.tune']);
-    const strict = await talk('assistant', { settings: { type: 'object', properties: { temperature: { maximum: 0.5 } } } }, ['one'], { chat: [{ text: 'ok' }] });
+    const strict = await talk('assistant', { settings: { type: 'object', properties: { temperature: { maximum: 0.5 } } } }, ['one'], {
+      chat: [{ text: 'ok' }],
+    });
     expect(strict.outcome).toMatchObject({ status: 'failed', error: { code: 'invalid-configuration' } });
   });
 

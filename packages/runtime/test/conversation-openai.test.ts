@@ -45,7 +45,13 @@ afterAll(async () => {
 
 const json = (content: string) => (response: ServerResponse) => {
   response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 31, completion_tokens: 7 } }));
+  response.end(
+    JSON.stringify({
+      id: 'x',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 31, completion_tokens: 7 },
+    }),
+  );
 };
 
 const sse = (response: ServerResponse, data: unknown) => response.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
@@ -119,7 +125,9 @@ describe('conversations with the openai-compatible provider', () => {
     const deltas = c.events.flatMap((e) => (e.type === 'delta' ? [e.text] : []));
     expect(deltas).toEqual(['Tides ', 'turn twice', ' a day.']);
     expect(outcome).toMatchObject({ status: 'completed', output: 'Tides turn twice a day.' });
-    expect(outcome.publications).toEqual([expect.objectContaining({ kind: 'message', value: { parts: [{ text: 'Tides turn twice a day.' }] }, answers: 'm1' })]);
+    expect(outcome.publications).toEqual([
+      expect.objectContaining({ kind: 'message', value: { parts: [{ text: 'Tides turn twice a day.' }] }, answers: 'm1' }),
+    ]);
     const decision = outcome.calls.find((call) => call.kind === 'model')!;
     expect(decision.outcome).toEqual({ output: { text: 'Tides turn twice a day.', finish: 'stop', usage: { inputTokens: 12, outputTokens: 5 } } });
     expect(JSON.stringify(c.journal.entries)).not.toContain('turn twice"');
@@ -131,7 +139,9 @@ describe('conversations with the openai-compatible provider', () => {
       (response) => {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         sse(response, { choices: [{ index: 0, delta: { content: 'Looking.' } }] });
-        sse(response, { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'notes_lookup', arguments: '{"wo' } }] } }] });
+        sse(response, {
+          choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'notes_lookup', arguments: '{"wo' } }] } }],
+        });
         sse(response, { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'rd":"milk"}' } }] }, finish_reason: 'tool_calls' }] });
         sse(response, '[DONE]');
         response.end();

@@ -97,7 +97,11 @@ describe('RUN-14: a model with both ports keeps its context across messages and 
     expect(chatRequests[0]!.messages[0]).toMatchObject({ parts: [{ text: 'hello' }] });
     // Each turn's batch is one recorded `receive` call; the last one, after the stop, took nothing.
     const receives = outcome.calls.filter((call) => call.kind === 'receive');
-    expect(receives.map((r) => (r.outcome as { output: unknown }).output)).toEqual([[{ id: 'm1', value: { parts: [{ text: 'hello' }] } }], [{ id: 'm2', value: { parts: [{ text: 'which notes mention milk?' }] } }], null]);
+    expect(receives.map((r) => (r.outcome as { output: unknown }).output)).toEqual([
+      [{ id: 'm1', value: { parts: [{ text: 'hello' }] } }],
+      [{ id: 'm2', value: { parts: [{ text: 'which notes mention milk?' }] } }],
+      null,
+    ]);
   });
 
   it('puts usage in every model decision: estimated when the provider reports none', async () => {
@@ -169,7 +173,9 @@ describe('Streaming: answer-only requests publish as text arrives; requests that
     await c.end();
     const deltas = c.events.filter((e): e is Extract<ExecutionEvent, { type: 'delta' }> => e.type === 'delta');
     expect(deltas.length).toBeGreaterThan(1);
-    const publication = c.events.find((e): e is Extract<ExecutionEvent, { type: 'publication' }> => e.type === 'publication' && e.publication.kind === 'message')!.publication;
+    const publication = c.events.find(
+      (e): e is Extract<ExecutionEvent, { type: 'publication' }> => e.type === 'publication' && e.publication.kind === 'message',
+    )!.publication;
     expect(deltas.every((d) => d.publication === publication.id)).toBe(true);
     expect(deltas.map((d) => d.text).join('')).toBe('Happy to help with that, any time you like.');
     // Deltas come before their publication, and nothing of them is journaled.

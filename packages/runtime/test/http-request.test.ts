@@ -23,11 +23,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`;
 });
-afterAll(() => new Promise<void>((resolve) => {
-  // Attempts the tests left unanswered on purpose.
-  server.closeAllConnections();
-  server.close(() => resolve());
-}));
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      // Attempts the tests left unanswered on purpose.
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
 
 function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -79,7 +82,10 @@ describe('RUN-6: postJson (the openai-compatible HTTP layer)', () => {
   });
 
   it('gives up after the configured retries, saying how many attempts it made', async () => {
-    handlers.push((r) => reply(r, 500, { error: { message: 'boom' } }), (r) => reply(r, 500, { error: { message: 'boom again', code: 'server_error' } }));
+    handlers.push(
+      (r) => reply(r, 500, { error: { message: 'boom' } }),
+      (r) => reply(r, 500, { error: { message: 'boom again', code: 'server_error' } }),
+    );
     const { promise, waits } = await post({ retries: 1 });
     expect(await failure(promise)).toBe(`Unexpected HTTP 500 from ${url} after 2 attempts: boom again (server_error)`);
     expect(waits).toEqual([500]);
@@ -96,14 +102,21 @@ describe('RUN-6: postJson (the openai-compatible HTTP layer)', () => {
     handlers.push((r) => reply(r, 401, { error: { message: `Incorrect API key provided: ${KEY}` } }));
     const refused = await post();
     const message = await failure(refused.promise);
-    expect(message).toBe(`Unexpected HTTP 401 from ${url}: the server refused the API key (check the variable apiKeyEnv names): Incorrect API key provided: [redacted]`);
+    expect(message).toBe(
+      `Unexpected HTTP 401 from ${url}: the server refused the API key (check the variable apiKeyEnv names): Incorrect API key provided: [redacted]`,
+    );
     expect(requests).toBe(1);
     handlers.push((r) => reply(r, 404, { error: { message: 'The model `tiny-1` does not exist', code: 'model_not_found' } }));
-    expect(await failure((await post()).promise)).toBe(`Unexpected HTTP 404 from ${url}: the server does not know model \`tiny-1\` (check \`model\` in runtime.yaml): The model \`tiny-1\` does not exist (model_not_found)`);
+    expect(await failure((await post()).promise)).toBe(
+      `Unexpected HTTP 404 from ${url}: the server does not know model \`tiny-1\` (check \`model\` in runtime.yaml): The model \`tiny-1\` does not exist (model_not_found)`,
+    );
   });
 
   it('abandons an attempt at its timeout and retries it; cancellation stops at once', async () => {
-    handlers.push(() => undefined, (r) => reply(r, 200, { late: false }));
+    handlers.push(
+      () => undefined,
+      (r) => reply(r, 200, { late: false }),
+    );
     const { promise, waits } = await post({ timeoutMs: 200 });
     expect(await promise).toEqual({ late: false });
     expect(waits).toEqual([500]);

@@ -1,32 +1,24 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
 import {
   createFileJournal,
   createRuntime,
   createScriptedProvider,
-  loadBundle,
   parseJournal,
   readJournal,
-  type Bundle,
   type JournalEntry,
   type ModelProvider,
   type Outcome,
   type Script,
 } from '../src/index.js';
+import { bundleOf } from '../../../test/support/runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-journal-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-async function bundleOf(fixture: string): Promise<Bundle> {
-  const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-  if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
-  return loadBundle(built.bundle.bytes);
-}
 
 const GRANTS = ['weather.get', 'runtime.context.read', 'runtime.user.profile.read', 'runtime.ui.publish'];
 const WEATHER: Script = { 'ask.weather': [{ toolCalls: [{ name: 'weather.get', input: { city: 'Oslo' } }] }, { output: { summary: 'Clear in Oslo' } }] };
@@ -78,21 +70,31 @@ const outputOf = (outcome: Outcome): unknown => (outcome.status === 'completed' 
  */
 function comparable(entries: readonly JournalEntry[]): unknown[] {
   const key = (e: Record<string, unknown>) => `${String(e['id'] ?? '')}\u0000${e['type'] === 'call' ? 0 : 1}\u0000${String(e['type'])}`;
-  return [...entries].sort((a, b) => (key(a as never) < key(b as never) ? -1 : key(a as never) > key(b as never) ? 1 : 0)).map((entry) => {
-    const copy = JSON.parse(JSON.stringify(entry)) as Record<string, unknown>;
-    delete copy['executionId'];
-    delete copy['at'];
-    delete copy['epochMs'];
-    if (copy['clock']) delete (copy['clock'] as Record<string, unknown>)['epochMs'];
-    return copy;
-  });
+  return [...entries]
+    .sort((a, b) => (key(a as never) < key(b as never) ? -1 : key(a as never) > key(b as never) ? 1 : 0))
+    .map((entry) => {
+      const copy = JSON.parse(JSON.stringify(entry)) as Record<string, unknown>;
+      delete copy['executionId'];
+      delete copy['at'];
+      delete copy['epochMs'];
+      if (copy['clock']) delete (copy['clock'] as Record<string, unknown>)['epochMs'];
+      return copy;
+    });
 }
 
 describe('RUN-5: every call is recorded; pure code replays with recorded outcomes without dispatching again', () => {
   it('records each call with id, parent, kind, name, status, input and outcome, in admission order', async () => {
     const { outcome, entries } = await recordWeather();
     expect(outcome.calls).toEqual([
-      { id: 'c1', parent: null, kind: 'entry', name: 'ask.weather', status: 'completed', input: { city: 'Oslo' }, outcome: { output: { summary: 'Clear in Oslo' } } },
+      {
+        id: 'c1',
+        parent: null,
+        kind: 'entry',
+        name: 'ask.weather',
+        status: 'completed',
+        input: { city: 'Oslo' },
+        outcome: { output: { summary: 'Clear in Oslo' } },
+      },
       expect.objectContaining({ id: 'c1.1', parent: 'c1', kind: 'model', name: 'ask.weather', status: 'completed' }),
       { id: 'c1.2', parent: 'c1', kind: 'tool', name: 'weather.get', status: 'completed', input: { city: 'Oslo' }, outcome: { output: { sky: 'clear' } } },
       expect.objectContaining({ id: 'c1.3', parent: 'c1', kind: 'model', name: 'ask.weather', status: 'completed' }),
@@ -126,9 +128,14 @@ describe('RUN-5: every call is recorded; pure code replays with recorded outcome
     expect(report.matches).toBe(false);
     expect(report.error).toEqual({
       code: 'non-determinism',
-      message: 'Unexpected call c1.2 tool `weather.get` with input {"city":"Oslo"} in the replay, expected tool `weather.get` with input {"city":"Bergen"} as recorded',
+      message:
+        'Unexpected call c1.2 tool `weather.get` with input {"city":"Oslo"} in the replay, expected tool `weather.get` with input {"city":"Bergen"} as recorded',
     });
-    expect(report.divergence).toMatchObject({ at: 'c1.2', recorded: { name: 'weather.get', input: { city: 'Bergen' } }, replayed: { name: 'weather.get', input: { city: 'Oslo' } } });
+    expect(report.divergence).toMatchObject({
+      at: 'c1.2',
+      recorded: { name: 'weather.get', input: { city: 'Bergen' } },
+      replayed: { name: 'weather.get', input: { city: 'Oslo' } },
+    });
     expect(counts.weather).toBe(0);
   });
 
@@ -139,7 +146,9 @@ describe('RUN-5: every call is recorded; pure code replays with recorded outcome
     const { runtime, counts } = counting({});
     const report = await runtime.replay(recorded.bundle, recorded.entries.slice(0, cut));
     expect(report).toMatchObject({ matches: false, status: 'failed', error: { code: 'replay-missing-outcome' } });
-    expect(report.error!.message).toBe('Missing the recorded outcome of call c1.2, expected one to continue: the original call may have taken effect, so it is not dispatched again');
+    expect(report.error!.message).toBe(
+      'Missing the recorded outcome of call c1.2, expected one to continue: the original call may have taken effect, so it is not dispatched again',
+    );
     expect(counts.weather).toBe(0);
   });
 
@@ -181,7 +190,9 @@ describe('RUN-5 with code routines: the notebook agent', () => {
     const first = await converse();
     const second = await converse();
     expect(first.outcome.status).toBe('completed');
-    expect(first.outcome.calls.map((c) => `${c.id} ${c.kind} ${c.name}`)).toEqual(expect.arrayContaining(['c1.2 tool notes.compose', 'c1.2.2 next notes.count', 'c1.3 tool search.answer', 'c1.3.2 tool search.rank']));
+    expect(first.outcome.calls.map((c) => `${c.id} ${c.kind} ${c.name}`)).toEqual(
+      expect.arrayContaining(['c1.2 tool notes.compose', 'c1.2.2 next notes.count', 'c1.3 tool search.answer', 'c1.3.2 tool search.rank']),
+    );
     expect(outputOf(second.outcome)).toEqual(outputOf(first.outcome));
     expect(comparable(second.entries)).toEqual(comparable(first.entries));
   });

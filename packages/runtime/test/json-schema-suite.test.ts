@@ -37,7 +37,12 @@ function fitsNative(schema: unknown): boolean {
 }
 
 describe.skipIf(suite === undefined)('RUN-2, SCH-11: JSON-Schema-Test-Suite (draft 2020-12), read in place', () => {
-  const files = suite === undefined ? [] : readdirSync(suite).filter((f) => f.endsWith('.json')).sort();
+  const files =
+    suite === undefined
+      ? []
+      : readdirSync(suite)
+          .filter((f) => f.endsWith('.json'))
+          .sort();
   const counts = { nativeGroups: 0, nativeTests: 0, documentGroups: 0, documentTests: 0 };
   const validator = new SchemaValidator();
 
@@ -67,7 +72,9 @@ describe.skipIf(suite === undefined)('RUN-2, SCH-11: JSON-Schema-Test-Suite (dra
 
   it('ran every group of the 14 files, through both paths', () => {
     const total = counts.nativeTests + counts.documentTests;
-    console.info(`JSON-Schema-Test-Suite: ${counts.nativeGroups} groups / ${counts.nativeTests} tests native, ${counts.documentGroups} groups / ${counts.documentTests} tests as documents, ${total} tests in all`);
+    console.info(
+      `JSON-Schema-Test-Suite: ${counts.nativeGroups} groups / ${counts.nativeTests} tests native, ${counts.documentGroups} groups / ${counts.documentTests} tests as documents, ${total} tests in all`,
+    );
     expect(files).toHaveLength(14);
     expect(counts.nativeGroups + counts.documentGroups).toBe(101);
     expect(total).toBe(371);

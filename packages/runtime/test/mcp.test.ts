@@ -37,12 +37,24 @@ beforeAll(async () => {
     const id = request.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
       const server = new SdkServer({ name: 'http-test', version: '1' });
-      server.registerTool('reverse', { description: 'Reverses a text.', inputSchema: { text: z.string() }, outputSchema: { reversed: z.string() } }, async (args: Record<string, unknown>) => ({
-        content: [{ type: 'text', text: 'ignored: structured content comes first' }],
-        structuredContent: { reversed: String(args['text'] ?? '').split('').reverse().join('') },
-      }));
+      server.registerTool(
+        'reverse',
+        { description: 'Reverses a text.', inputSchema: { text: z.string() }, outputSchema: { reversed: z.string() } },
+        async (args: Record<string, unknown>) => ({
+          content: [{ type: 'text', text: 'ignored: structured content comes first' }],
+          structuredContent: {
+            reversed: String(args['text'] ?? '')
+              .split('')
+              .reverse()
+              .join(''),
+          },
+        }),
+      );
       await server.connect(created);
       transport = created;
     }
@@ -70,14 +82,26 @@ const context = () => ({ executionId: 'e', callId: 'c', signal: new AbortControl
 describe('RUN-11, RUN-12: MCP tools (stdio): @modelcontextprotocol/server-everything', () => {
   it('offers each tool with the server exact input schema; text, structured content and env reach the caller', async () => {
     const made = await tools(
-      { 'math.sum': { mcp: everything, tool: 'get-sum' }, 'weather.now': { mcp: everything, tool: 'get-structured-content' }, 'env.dump': { mcp: everything, tool: 'get-env' } },
+      {
+        'math.sum': { mcp: everything, tool: 'get-sum' },
+        'weather.now': { mcp: everything, tool: 'get-structured-content' },
+        'env.dump': { mcp: everything, tool: 'get-env' },
+      },
       { MCP_TEST_MARKER: 'marker-value-1' },
     );
     const sum = made.tools['math.sum']!;
     expect(sum.description).toBe('Returns the sum of two numbers');
-    expect(sum.input).toMatchObject({ type: 'object', properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(sum.input).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(await sum.invoke({ a: 2, b: 3 }, context())).toBe('The sum of 2 and 3 is 5.');
-    expect(await made.tools['weather.now']!.invoke({ location: 'Chicago' }, context())).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(await made.tools['weather.now']!.invoke({ location: 'Chicago' }, context())).toEqual({
+      temperature: 36,
+      conditions: 'Light rain / drizzle',
+      humidity: 82,
+    });
     expect(made.tools['weather.now']!.output).toMatchObject({ type: 'object', properties: { temperature: { type: 'number' } } });
     const env = JSON.parse((await made.tools['env.dump']!.invoke({}, context())) as string) as Record<string, string>;
     expect(env['MARKER']).toBe('marker-value-1');
@@ -86,10 +110,14 @@ describe('RUN-11, RUN-12: MCP tools (stdio): @modelcontextprotocol/server-everyt
   });
 
   it('refuses a server that does not list the tool, or a variable that is not set, before anything runs', async () => {
-    const missing = await createConfiguredTools({ 'x.y': { mcp: everything, tool: 'no-such-tool' } }, { variables: { MCP_TEST_MARKER: 'v' } }).catch((e: unknown) => e);
+    const missing = await createConfiguredTools({ 'x.y': { mcp: everything, tool: 'no-such-tool' } }, { variables: { MCP_TEST_MARKER: 'v' } }).catch(
+      (e: unknown) => e,
+    );
     expect(missing).toBeInstanceOf(PreparationError);
     expect((missing as PreparationError).code).toBe('tool-unavailable');
-    expect((missing as Error).message).toMatch(/^Unexpected tool `x\.y`: Unexpected tool `no-such-tool`, which MCP server `.*` does not list \(it lists .*get-sum/);
+    expect((missing as Error).message).toMatch(
+      /^Unexpected tool `x\.y`: Unexpected tool `no-such-tool`, which MCP server `.*` does not list \(it lists .*get-sum/,
+    );
     const unset = await createConfiguredTools({ 'x.y': { mcp: everything, tool: 'get-sum' } }).catch((e: unknown) => e);
     expect((unset as Error).message).toMatch(/cannot be started: Missing environment variable MCP_TEST_MARKER, expected it set for the server's MARKER$/);
   });
@@ -100,7 +128,12 @@ describe('RUN-11, RUN-12: MCP tools (stdio): @modelcontextprotocol/server-everyt
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'plugin.json'),
-      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'mcp.test', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['main'], requires: ['math.sum'] } } }),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'mcp.test',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { exports: ['main'], requires: ['math.sum'] } },
+      }),
     );
     writeFileSync(
       path.join(dir, 'main.md'),
@@ -114,7 +147,10 @@ describe('RUN-11, RUN-12: MCP tools (stdio): @modelcontextprotocol/server-everyt
       const preparation = runtime.prepare(await loadBundle(built.bundle.bytes), { grants: ['math.sum'] });
       const { executionId } = await runtime.start(preparation, { export: 'main' });
       const outcome = await runtime.result(executionId);
-      expect(outcome).toMatchObject({ status: 'completed', output: { sum: 'The sum of 20 and 22 is 42.', refused: "Unexpected input for tool `math.sum`: $ must have required property 'b'; $.a must be number" } });
+      expect(outcome).toMatchObject({
+        status: 'completed',
+        output: { sum: 'The sum of 20 and 22 is 42.', refused: "Unexpected input for tool `math.sum`: $ must have required property 'b'; $.a must be number" },
+      });
       const calls = runtime.inspect(executionId).calls.filter((c) => c.kind === 'tool');
       expect(calls.map((c) => [c.name, c.status])).toEqual([
         ['math.sum', 'completed'],
@@ -153,6 +189,8 @@ describe('JS-module tools', () => {
     expect(await made.tools['text.shout']!.invoke({ text: 'hi' }, context())).toBe('HI');
     expect(() => made.tools['x.fail']!.invoke({}, context())).toThrow('the module tool refused');
     const missing = await createConfiguredTools({ 'x.y': { module, export: 'later' } }).catch((e: unknown) => e);
-    expect((missing as Error).message).toBe(`Unexpected export \`later\` of ${module} for tool \`x.y\`, expected a function or {invoke} (the module exports default, now, shout)`);
+    expect((missing as Error).message).toBe(
+      `Unexpected export \`later\` of ${module} for tool \`x.y\`, expected a function or {invoke} (the module exports default, now, shout)`,
+    );
   });
 });

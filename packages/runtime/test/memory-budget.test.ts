@@ -90,7 +90,8 @@ describe('the sandboxes of one memory budget share limits.memoryBytes', () => {
   });
 
   it('counts memory a live sandbox freed: its linear memory never shrinks', async () => {
-    const parent = 'export default async (input, tools) => { let a = new Uint8Array(12 * 1024 * 1024).fill(1); a = null; try { return await tools.child({}); } catch (e) { return e.code; } }';
+    const parent =
+      'export default async (input, tools) => { let a = new Uint8Array(12 * 1024 * 1024).fill(1); a = null; try { return await tools.child({}); } catch (e) { return e.code; } }';
     const { parent: result, children } = await nest(parent, allocate(6), 'exec-freed');
     expect(output(result)).toBe('memory');
     expect(failure(children[0]).message).toMatch(/limits\.memoryBytes/);
@@ -111,7 +112,8 @@ describe('the sandboxes of one memory budget share limits.memoryBytes', () => {
   it('gives the budget back as each invocation ends, a timed-out one included, and keeps no budget or invocation after', async () => {
     expect(output(await sandbox.invoke(invocation(allocate(12), 'exec-serial'), nestingHost('', undefined, [])))).toBe(12 * MiB);
     expect(output(await sandbox.invoke(invocation(allocate(12), 'exec-serial'), nestingHost('', undefined, [])))).toBe(12 * MiB);
-    const waiting = 'export default async (input, tools) => { const keep = new Uint8Array(12 * 1024 * 1024).fill(1); await tools.never(1); return keep.length; }';
+    const waiting =
+      'export default async (input, tools) => { const keep = new Uint8Array(12 * 1024 * 1024).fill(1); await tools.never(1); return keep.length; }';
     const timedOut = await sandbox.invoke(invocation(waiting, 'exec-serial', { limits: { ...limits, timeoutMs: 300 } }), nestingHost('', undefined, []));
     expect(failure(timedOut).code).toBe('timeout');
     expect(output(await sandbox.invoke(invocation(allocate(12), 'exec-serial'), nestingHost('', undefined, [])))).toBe(12 * MiB);
@@ -125,14 +127,26 @@ describe('limits.memoryBytes bounds an execution (code routines calling code rou
     bundle ??= (() => {
       const dir = path.join(root, 'pkg');
       const routines: Record<string, { body: string; tools?: string[] }> = {
-        big: { body: 'export default async (input, tools) => { const keep = new Uint8Array(8 * 1024 * 1024).fill(1); await tools.big({}); return keep.length; }', tools: ['big'] },
-        small: { body: 'export default async (input, tools) => { const keep = new Uint8Array(64 * 1024).fill(1); return input.n === 0 ? keep.length : keep.length + (await tools.small({ n: input.n - 1 })); }', tools: ['small'] },
-        pair: { body: 'export default async (input, tools) => { const keep = new Uint8Array(6 * 1024 * 1024).fill(1); return keep.length + (await tools.leaf({})); }', tools: ['leaf'] },
+        big: {
+          body: 'export default async (input, tools) => { const keep = new Uint8Array(8 * 1024 * 1024).fill(1); await tools.big({}); return keep.length; }',
+          tools: ['big'],
+        },
+        small: {
+          body: 'export default async (input, tools) => { const keep = new Uint8Array(64 * 1024).fill(1); return input.n === 0 ? keep.length : keep.length + (await tools.small({ n: input.n - 1 })); }',
+          tools: ['small'],
+        },
+        pair: {
+          body: 'export default async (input, tools) => { const keep = new Uint8Array(6 * 1024 * 1024).fill(1); return keep.length + (await tools.leaf({})); }',
+          tools: ['leaf'],
+        },
         leaf: { body: 'export default () => new Uint8Array(6 * 1024 * 1024).fill(1).length' },
       };
       mkdirSync(dir, { recursive: true });
       const extension = { 'ai.strawberry.berry': { exports: Object.keys(routines) } };
-      writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'memory.budget', version: '1', extensions: extension }));
+      writeFileSync(
+        path.join(dir, 'plugin.json'),
+        JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'memory.budget', version: '1', extensions: extension }),
+      );
       for (const [name, r] of Object.entries(routines)) {
         const tools = r.tools ? `tools:\n${r.tools.map((t) => `  - ${t}\n`).join('')}` : '';
         writeFileSync(path.join(dir, `${name}.md`), `---\nname: ${name}\ndescription: Allocates memory.\nlanguage: javascript\n${tools}---\n${r.body}\n`);
@@ -165,7 +179,10 @@ describe('limits.memoryBytes bounds an execution (code routines calling code rou
       ['c1.1', 'failed'],
     ]);
     const nested = outcome.calls[1]!.outcome;
-    expect(nested && 'error' in nested ? nested.error : undefined).toMatchObject({ code: 'limit-memory', message: expect.stringMatching(/limits\.memoryBytes/) });
+    expect(nested && 'error' in nested ? nested.error : undefined).toMatchObject({
+      code: 'limit-memory',
+      message: expect.stringMatching(/limits\.memoryBytes/),
+    });
     if (outcome.status === 'failed') expect(outcome.error.message).toMatch(/\[limit-memory\]/);
   });
 

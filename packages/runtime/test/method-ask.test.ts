@@ -1,22 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { methodStatus, readMethodRun, resumeMethod, runMethod, type CompiledMethod, type HumanRequest, type StepRequest } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-ask-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise asks.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const dataDir = (): string => tempDir('berrypack-method-ask-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise asks.');
 const text = { type: 'text', description: 'Some text.' };
 const approval = { type: 'record', description: 'The decision.', fields: { approved: { type: 'boolean' }, comment: { type: 'text' } } };
 
@@ -55,7 +45,11 @@ describe('method asks (MTH-18)', () => {
     });
     // Completed steps never ran again.
     expect(calls).toEqual(['draft', 'publish']);
-    expect(readMethodRun(first.runId, { dataDir: dir }).record.steps['approve']).toMatchObject({ request: 'Approve week 2025-W14? Summary: All {{week}} done.', response: { approved: true, comment: '' }, outputs: { approval: { approved: true, comment: '' } } });
+    expect(readMethodRun(first.runId, { dataDir: dir }).record.steps['approve']).toMatchObject({
+      request: 'Approve week 2025-W14? Summary: All {{week}} done.',
+      response: { approved: true, comment: '' },
+      outputs: { approval: { approved: true, comment: '' } },
+    });
   });
 
   it('MTH-12: a rejection skips the conditional step and completes without its output', async () => {
@@ -73,7 +67,9 @@ describe('method asks (MTH-18)', () => {
     await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: 'yes' })).rejects.toThrow(
       'Unexpected response: the response to `approve` (`approval`) must be a record, not text (give JSON with --response-json)',
     );
-    await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: { approved: true } })).rejects.toThrow('lacks the field `comment`');
+    await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'approve', response: { approved: true } })).rejects.toThrow(
+      'lacks the field `comment`',
+    );
     await expect(resumeMethod(first.runId, { dataDir: dir, executor, step: 'draft', response: 'x' })).rejects.toMatchObject({
       code: 'not-waiting',
       message: 'Unexpected response to step `draft`, which is unchecked, expected a step waiting for a response (waiting: approve)',
@@ -116,7 +112,15 @@ describe('method asks (MTH-18)', () => {
       human: (r) => (seen.push(r), { response: { approved: true, comment: 'fine' } }),
     });
     expect(result).toMatchObject({ status: 'completed', result: { Approval: { approved: true, comment: 'fine' }, Url: 'https://wiki/w14' } });
-    expect(seen).toEqual([{ runId: result.runId, step: 'approve', request: 'Approve week W2? Summary: All {{week}} done.', inputs: { week: 'W2', summary: 'All {{week}} done.' }, outputs: method.steps['approve']!.out }]);
+    expect(seen).toEqual([
+      {
+        runId: result.runId,
+        step: 'approve',
+        request: 'Approve week W2? Summary: All {{week}} done.',
+        inputs: { week: 'W2', summary: 'All {{week}} done.' },
+        outputs: method.steps['approve']!.out,
+      },
+    ]);
     const later = await runMethod(method, { dataDir: dataDir(), executor, inputs: { week: 'W2' }, human: () => undefined });
     expect(later.status).toBe('needs_attention');
   });

@@ -1,24 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCheck } from '../src/method/checks.js';
 import { createProviderJudge, readMethodRun, runMethod, type CompiledMethod, type JudgeRequest, type RunRecord } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-checks-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise checks.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const dataDir = (): string => tempDir('berrypack-method-checks-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise checks.');
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 const text = { type: 'text', description: 'Some text.' };
 const reportStep = (check: unknown) => ({ do: 'Write the report.', out: { report: { type: 'file', format: 'markdown', description: 'The report.' } }, check });
@@ -49,7 +39,10 @@ describe('method checks (MTH-9, MTH-18)', () => {
   it('MTH-9: saves bytes given as base64 exactly', async () => {
     const dir = dataDir();
     const bytes = Buffer.from([0, 255, 10, 13]);
-    const result = await runMethod(compile({ steps: { draft: reportStep({ file: 'report' }) }, result: 'report' }), { dataDir: dir, executor: () => ({ output: { report: { base64: bytes.toString('base64') } } }) });
+    const result = await runMethod(compile({ steps: { draft: reportStep({ file: 'report' }) }, result: 'report' }), {
+      dataDir: dir,
+      executor: () => ({ output: { report: { base64: bytes.toString('base64') } } }),
+    });
     expect(result).toMatchObject({ status: 'completed', steps: { draft: 'passed' }, result: { sha256: sha256(bytes), size: 4 } });
     expect(readFileSync(path.join(dir, (result.result as { path: string }).path))).toEqual(bytes);
   });
@@ -79,7 +72,11 @@ describe('method checks (MTH-9, MTH-18)', () => {
     expect(rec.check).toEqual({ kind: step, status, reason, at: expect.any(String) });
     expect(rec.status).toBe(status);
     expect(result.status).toBe(status === 'passed' ? 'completed' : 'failed');
-    if (status === 'failed') expect(result.error).toEqual({ code: 'check-failed', message: `Step \`${step}\` failed: Unexpected result: the check of step \`${step}\` failed: ${reason}` });
+    if (status === 'failed')
+      expect(result.error).toEqual({
+        code: 'check-failed',
+        message: `Step \`${step}\` failed: Unexpected result: the check of step \`${step}\` failed: ${reason}`,
+      });
   });
 
   it('MTH-9: a file check verifies the saved bytes against the recorded hash, not the content', async () => {
@@ -87,16 +84,31 @@ describe('method checks (MTH-9, MTH-18)', () => {
     writeFileSync(path.join(dir, 'a.md'), 'hello');
     const value = { path: 'a.md', sha256: sha256('hello'), size: 5 };
     const context = { dataDir: dir, judge: undefined, now: () => 'now', evidence: {} as never };
-    expect(await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: value } })).toEqual({ kind: 'file', status: 'passed', reason: `\`f\` is saved (5 bytes, sha256 ${value.sha256})`, at: 'now' });
+    expect(await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: value } })).toEqual({
+      kind: 'file',
+      status: 'passed',
+      reason: `\`f\` is saved (5 bytes, sha256 ${value.sha256})`,
+      at: 'now',
+    });
     writeFileSync(path.join(dir, 'a.md'), 'hellO');
     expect((await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: value } })).status).toBe('failed');
-    expect((await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: { ...value, path: 'gone.md' } } })).reason).toBe('`f` (gone.md) cannot be read: ENOENT');
+    expect((await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: { ...value, path: 'gone.md' } } })).reason).toBe(
+      '`f` (gone.md) cannot be read: ENOENT',
+    );
     expect((await runCheck({ kind: 'file', name: 'f' }, { ...context, locals: { f: 'text' } })).reason).toBe('`f` is not a saved file');
     // A name without a recorded value (a step confirmed done without outputs) is not evidence either way.
-    expect(await runCheck({ kind: 'present', name: 'f' }, { ...context, locals: {} })).toEqual({ kind: 'present', status: 'ambiguous', reason: '`f` has no recorded value', at: 'now' });
+    expect(await runCheck({ kind: 'present', name: 'f' }, { ...context, locals: {} })).toEqual({
+      kind: 'present',
+      status: 'ambiguous',
+      reason: '`f` has no recorded value',
+      at: 'now',
+    });
   });
 
-  const english = compile({ steps: { say: { do: 'Greet.', out: { greeting: text }, check: 'The greeting is polite.' }, plain: { do: 'Plain.', out: { other: text } } }, result: 'greeting' });
+  const english = compile({
+    steps: { say: { do: 'Greet.', out: { greeting: text }, check: 'The greeting is polite.' }, plain: { do: 'Plain.', out: { other: text } } },
+    result: 'greeting',
+  });
   it('MTH-18: a plain-English check without a judge is ambiguous, never passed; no check is unchecked', async () => {
     const dir = dataDir();
     const result = await runMethod(english, { dataDir: dir, executor: (r) => ({ output: r.step === 'say' ? { greeting: 'Hello' } : { other: 'x' } }) });
@@ -119,11 +131,19 @@ describe('method checks (MTH-9, MTH-18)', () => {
     });
     expect(result.status).toBe(status);
     expect(result.steps['say']).toBe(verdict);
-    expect(seen).toEqual([expect.objectContaining({ step: 'say', criteria: 'The greeting is polite.', inputs: {}, outputs: { greeting: 'Hello' }, changes: {}, sequence: 0 })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ step: 'say', criteria: 'The greeting is polite.', inputs: {}, outputs: { greeting: 'Hello' }, changes: {}, sequence: 0 }),
+    ]);
   });
 
   it('MTH-18: a judge that throws leaves the check ambiguous', async () => {
-    const result = await runMethod(english, { dataDir: dataDir(), executor: (r) => ({ output: r.step === 'say' ? { greeting: 'Hi' } : { other: 'x' } }), judge: () => { throw new Error('offline'); } });
+    const result = await runMethod(english, {
+      dataDir: dataDir(),
+      executor: (r) => ({ output: r.step === 'say' ? { greeting: 'Hi' } : { other: 'x' } }),
+      judge: () => {
+        throw new Error('offline');
+      },
+    });
     expect(result.steps['say']).toBe('ambiguous');
   });
 
@@ -134,8 +154,14 @@ describe('method checks (MTH-9, MTH-18)', () => {
     expect(result).toMatchObject({ status: 'failed', steps: { say: 'failed' }, error: { code: 'check-failed' } });
     expect(readMethodRun(result.runId, { dataDir: dir }).record.steps['say']!.check).toMatchObject({ status: 'failed', reason: 'too curt' });
     // Without an entry for the step, the scripted judge does not invent a verdict.
-    const unscripted = await runMethod(english, { dataDir: dir, executor: (r) => ({ output: r.step === 'say' ? { greeting: 'Hi' } : { other: 'x' } }), judge: createProviderJudge({ script: {} }) });
+    const unscripted = await runMethod(english, {
+      dataDir: dir,
+      executor: (r) => ({ output: r.step === 'say' ? { greeting: 'Hi' } : { other: 'x' } }),
+      judge: createProviderJudge({ script: {} }),
+    });
     expect(unscripted.steps['say']).toBe('ambiguous');
-    expect(readMethodRun(unscripted.runId, { dataDir: dir }).record.steps['say']!.check).toMatchObject({ reason: 'no judge: the script has no `say.check` entry' });
+    expect(readMethodRun(unscripted.runId, { dataDir: dir }).record.steps['say']!.check).toMatchObject({
+      reason: 'no judge: the script has no `say.check` entry',
+    });
   });
 });

@@ -21,7 +21,8 @@ describe('docs/methods.md', () => {
     fence.lastIndex = at;
     const code = fence.exec(text)![1]!;
     const printed = fence.exec(text)![1]!;
-    for (const name of ['weekly-report.method.yaml', 'weekly-report.script.json']) copyFileSync(path.join(ROOT, 'fixtures/methods', name), path.join(dir, name));
+    for (const name of ['weekly-report.method.yaml', 'weekly-report.script.json'])
+      copyFileSync(path.join(ROOT, 'fixtures/methods', name), path.join(dir, name));
     writeFileSync(path.join(dir, 'example.mjs'), code);
     const result = spawnSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     expect(result.stderr).toBe('');

@@ -1,22 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod, createCompiler } from '../../compiler/src/index.js';
-import { createProviderExecutor, createRoutineExecutor, createRuntime, loadBundle, readMethodRun, runMethod, type CompiledMethod, type GenerationRequest, type ModelProvider } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createCompiler } from '../../compiler/src/index.js';
+import {
+  createProviderExecutor,
+  createRoutineExecutor,
+  createRuntime,
+  loadBundle,
+  readMethodRun,
+  runMethod,
+  type CompiledMethod,
+  type GenerationRequest,
+  type ModelProvider,
+} from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir as tempFolder } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-exec-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise executors.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const tempDir = (): string => tempFolder('berrypack-method-exec-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise executors.');
 const text = { type: 'text', description: 'Some text.' };
 const method = compile({
   inputs: { names: { type: 'list', description: 'Names.', items: text } },
@@ -46,11 +47,32 @@ describe('method executors (MTH-18)', () => {
       },
     };
     const dir = tempDir();
-    const result = await runMethod(method, { dataDir: dir, executor: createProviderExecutor({ provider, binding: { provider: 'custom', model: 'm' } }), inputs: { names: ['Ada'] } });
+    const result = await runMethod(method, {
+      dataDir: dir,
+      executor: createProviderExecutor({ provider, binding: { provider: 'custom', model: 'm' } }),
+      inputs: { names: ['Ada'] },
+    });
     expect(result).toMatchObject({ status: 'completed', result: { Greetings: ['Hello 0'], Seen: 1 } });
-    expect(requests[0]).toMatchObject({ routine: 'greet', sequence: 0, connection: { provider: 'custom', model: 'm' }, instructions: 'Greet Ada.', tools: [], messages: [{ role: 'user', content: '{"inputs":{"name":"Ada"},"item":{"index":0,"value":"Ada"}}' }] });
-    expect(requests[0]!.output).toEqual({ type: 'object', properties: { greeting: { type: 'string', description: 'Some text.' } }, required: ['greeting'], additionalProperties: false });
-    expect(requests[1]!.output).toEqual({ type: 'object', properties: { 'state.seen': { type: 'number', description: 'How many were greeted.' } }, required: ['state.seen'], additionalProperties: false });
+    expect(requests[0]).toMatchObject({
+      routine: 'greet',
+      sequence: 0,
+      connection: { provider: 'custom', model: 'm' },
+      instructions: 'Greet Ada.',
+      tools: [],
+      messages: [{ role: 'user', content: '{"inputs":{"name":"Ada"},"item":{"index":0,"value":"Ada"}}' }],
+    });
+    expect(requests[0]!.output).toEqual({
+      type: 'object',
+      properties: { greeting: { type: 'string', description: 'Some text.' } },
+      required: ['greeting'],
+      additionalProperties: false,
+    });
+    expect(requests[1]!.output).toEqual({
+      type: 'object',
+      properties: { 'state.seen': { type: 'number', description: 'How many were greeted.' } },
+      required: ['state.seen'],
+      additionalProperties: false,
+    });
   });
 
   it('MTH-18: a provider asking for tool calls fails the step: a method step is offered no tools', async () => {
@@ -64,7 +86,12 @@ describe('method executors (MTH-18)', () => {
     mkdirSync(path.join(pkg, 'routines'));
     writeFileSync(
       path.join(pkg, 'plugin.json'),
-      JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: 'method.steps', version: '1', extensions: { 'ai.strawberry.berry': { sources: 'routines', exports: ['steps.act'] } } }),
+      JSON.stringify({
+        $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+        name: 'method.steps',
+        version: '1',
+        extensions: { 'ai.strawberry.berry': { sources: 'routines', exports: ['steps.act'] } },
+      }),
     );
     writeFileSync(
       path.join(pkg, 'routines', 'act.md'),

@@ -1,22 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { readMethodRun, runMethod, type CompiledMethod, type StepRequest, type StepResult } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-run-'));
-  dirs.push(dir);
-  return dir;
-}
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise the runner.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const dataDir = (): string => tempDir('berrypack-method-run-');
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise the runner.');
 const text = { type: 'text', description: 'Some text.' };
 const people = { type: 'list', description: 'People.', file: 'people.json', items: text };
 
@@ -54,7 +44,13 @@ describe('method runs: scheduling (MTH-18, MTH-13)', () => {
     });
     const { events, run } = recorder((r) => ({ output: r.step === 'left' ? { l: 'L' } : { r: 'R' } }));
     const result = await runMethod(method, { dataDir: dataDir(), executor: run });
-    expect(result).toEqual({ runId: expect.stringMatching(/^run-/), status: 'completed', steps: { left: 'unchecked', right: 'unchecked' }, pending: [], result: { L: 'L', R: 'R' } });
+    expect(result).toEqual({
+      runId: expect.stringMatching(/^run-/),
+      status: 'completed',
+      steps: { left: 'unchecked', right: 'unchecked' },
+      pending: [],
+      result: { L: 'L', R: 'R' },
+    });
     expect(overlapped(events, 'left', 'right')).toBe(true);
   });
 
@@ -113,13 +109,19 @@ describe('method runs: each (MTH-11)', () => {
     result: { Greetings: 'greeting', Joined: 'joined' },
   });
   const executor = (r: StepRequest): StepResult =>
-    r.step === 'greet' ? { output: { greeting: r.item!.value === 'Bob' ? '' : `Hello ${String(r.item!.value)}` } } : { output: { joined: (r.inputs['all'] as string[]).join(' / ') } };
+    r.step === 'greet'
+      ? { output: { greeting: r.item!.value === 'Bob' ? '' : `Hello ${String(r.item!.value)}` } }
+      : { output: { joined: (r.inputs['all'] as string[]).join(' / ') } };
 
   it('MTH-11: repeats a step per item with its own result and check; its outputs become lists downstream', async () => {
     const dir = dataDir();
     const { events, run } = recorder(executor, 3);
     const result = await runMethod(compile(doc({ present: 'greeting' })), { dataDir: dir, executor: run, inputs: { names: ['Ada', 'Cy', 'Di'] } });
-    expect(result).toMatchObject({ status: 'completed', steps: { greet: 'passed', join: 'unchecked' }, result: { Greetings: ['Hello Ada', 'Hello Cy', 'Hello Di'], Joined: 'Hello Ada / Hello Cy / Hello Di' } });
+    expect(result).toMatchObject({
+      status: 'completed',
+      steps: { greet: 'passed', join: 'unchecked' },
+      result: { Greetings: ['Hello Ada', 'Hello Cy', 'Hello Di'], Joined: 'Hello Ada / Hello Cy / Hello Di' },
+    });
     expect(overlapped(events, 'greet#0', 'greet#2')).toBe(true);
     const { record } = readMethodRun(result.runId, { dataDir: dir });
     expect(record.steps['greet']!.items!.map((i) => [i.index, i.item, i.status, i.outputs, i.check?.status])).toEqual([
@@ -181,7 +183,9 @@ describe('method runs: when (MTH-12)', () => {
     },
     result: { Page: 'page', Url: 'url' },
   };
-  const executor = (r: StepRequest): StepResult => ({ output: { draft: { page: 'P' }, post: { url: 'U' }, announce: { note: 'N' }, archive: { archived: 'A' } }[r.step]! });
+  const executor = (r: StepRequest): StepResult => ({
+    output: { draft: { page: 'P' }, post: { url: 'U' }, announce: { note: 'N' }, archive: { archived: 'A' } }[r.step]!,
+  });
 
   it('MTH-12: false skips; a consumer with the same condition is skipped; one without it stops with the reason', async () => {
     const dir = dataDir();
@@ -192,7 +196,11 @@ describe('method runs: when (MTH-12)', () => {
       status: 'failed',
       steps: { draft: 'unchecked', post: 'skipped', announce: 'skipped', archive: 'stopped' },
       pending: [],
-      error: { code: 'stopped', message: 'Step `archive` stopped: step `post` was skipped (`when: inputs.publish` is false), so `url` has no value; add `when: inputs.publish` to skip it too' },
+      error: {
+        code: 'stopped',
+        message:
+          'Step `archive` stopped: step `post` was skipped (`when: inputs.publish` is false), so `url` has no value; add `when: inputs.publish` to skip it too',
+      },
     });
     expect(calls).toEqual(['draft']);
     const steps = readMethodRun(result.runId, { dataDir: dir }).record.steps;
@@ -202,7 +210,11 @@ describe('method runs: when (MTH-12)', () => {
 
   it('MTH-12: true runs the conditional steps', async () => {
     const result = await runMethod(compile(doc), { dataDir: dataDir(), executor, inputs: { publish: true } });
-    expect(result).toMatchObject({ status: 'completed', steps: { draft: 'unchecked', post: 'unchecked', announce: 'unchecked', archive: 'unchecked' }, result: { Page: 'P', Url: 'U' } });
+    expect(result).toMatchObject({
+      status: 'completed',
+      steps: { draft: 'unchecked', post: 'unchecked', announce: 'unchecked', archive: 'unchecked' },
+      result: { Page: 'P', Url: 'U' },
+    });
   });
 
   it('MTH-15: leaves the output of a skipped step out of a completed result', async () => {
@@ -239,7 +251,11 @@ describe('method runs: after a step stops or fails (MTH-12, MTH-18)', () => {
       status: 'failed',
       steps: { slow: 'unchecked', post: 'skipped', archive: 'stopped', later: 'pending', fresh: 'pending' },
       pending: [],
-      error: { code: 'stopped', message: 'Step `archive` stopped: step `post` was skipped (`when: inputs.publish` is false), so `url` has no value; add `when: inputs.publish` to skip it too' },
+      error: {
+        code: 'stopped',
+        message:
+          'Step `archive` stopped: step `post` was skipped (`when: inputs.publish` is false), so `url` has no value; add `when: inputs.publish` to skip it too',
+      },
     });
     expect(calls).toEqual(['slow']);
   });
@@ -248,21 +264,28 @@ describe('method runs: after a step stops or fails (MTH-12, MTH-18)', () => {
     const calls: string[] = [];
     let failed!: () => void;
     const failing = new Promise<void>((resolve) => (failed = resolve));
-    const result = await runMethod(compile({ ...doc, steps: { slow: steps.slow, post: { do: 'Post.', out: { url: text } }, later: steps.later, fresh: steps.fresh } }), {
-      dataDir: dataDir(),
-      inputs: { publish: true },
-      executor: async (r) => {
-        calls.push(r.step);
-        if (r.step === 'post') {
-          failed();
-          throw new Error('the wiki refused the post');
-        }
-        await failing;
-        await new Promise((resolve) => setImmediate(resolve));
-        return { output: { slow: { thought: 'T' }, later: { note: 'N' }, fresh: { fresh: 'F' } }[r.step]! };
+    const result = await runMethod(
+      compile({ ...doc, steps: { slow: steps.slow, post: { do: 'Post.', out: { url: text } }, later: steps.later, fresh: steps.fresh } }),
+      {
+        dataDir: dataDir(),
+        inputs: { publish: true },
+        executor: async (r) => {
+          calls.push(r.step);
+          if (r.step === 'post') {
+            failed();
+            throw new Error('the wiki refused the post');
+          }
+          await failing;
+          await new Promise((resolve) => setImmediate(resolve));
+          return { output: { slow: { thought: 'T' }, later: { note: 'N' }, fresh: { fresh: 'F' } }[r.step]! };
+        },
       },
+    );
+    expect(result).toMatchObject({
+      status: 'failed',
+      steps: { slow: 'unchecked', post: 'failed', later: 'pending' },
+      error: { message: 'Step `post` failed: the wiki refused the post' },
     });
-    expect(result).toMatchObject({ status: 'failed', steps: { slow: 'unchecked', post: 'failed', later: 'pending' }, error: { message: 'Step `post` failed: the wiki refused the post' } });
     // `fresh` was ready at the start, with `slow` and `post`; nothing started after the failure.
     expect(calls).toEqual(['slow', 'post', 'fresh']);
   });
@@ -315,7 +338,10 @@ describe('method runs: inputs, outputs and environment', () => {
 
   it('MTH-14: fails before any step starts when a declared connection has no configuration, or the executor refuses it', async () => {
     const calls: string[] = [];
-    const executor = { run: (r: StepRequest) => (calls.push(r.step), { output: {} }), checkAccess: (name: string, _: unknown, config: unknown) => ((config as { token?: string }).token ? undefined : `\`${name}\` needs a token`) };
+    const executor = {
+      run: (r: StepRequest) => (calls.push(r.step), { output: {} }),
+      checkAccess: (name: string, _: unknown, config: unknown) => ((config as { token?: string }).token ? undefined : `\`${name}\` needs a token`),
+    };
     const missing = await runMethod(method, { dataDir: dataDir(), inputs: { topic: 't' }, executor });
     expect(missing).toMatchObject({ status: 'failed', steps: { search: 'pending' }, pending: [], error: { code: 'environment-missing' } });
     expect(missing.error!.message).toContain('connection `tracker` (service: The issue tracker.) has no configuration');
@@ -325,7 +351,8 @@ describe('method runs: inputs, outputs and environment', () => {
   });
 
   it('fails a run whose inputs are missing, unknown or of the wrong type, before any step', async () => {
-    const run = (inputs: Record<string, unknown>) => runMethod(method, { dataDir: dataDir(), inputs, environment: { tracker: {} }, executor: () => ({ output: {} }) });
+    const run = (inputs: Record<string, unknown>) =>
+      runMethod(method, { dataDir: dataDir(), inputs, environment: { tracker: {} }, executor: () => ({ output: {} }) });
     expect((await run({})).error).toEqual({ code: 'invalid-inputs', message: 'Unexpected run without input `topic` (Some text.), which has no default' });
     expect((await run({ topic: 't', other: 1 })).error?.message).toBe('Unexpected input `other`, expected `topic`, `limit`');
     expect((await run({ topic: 5 })).error?.message).toBe('Unexpected inputs: input `topic` must be text, not number 5');

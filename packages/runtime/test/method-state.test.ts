@@ -1,23 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { checkMethod } from '../../compiler/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { readMethodRun, runMethod, type CompiledMethod, type JudgeRequest, type StepRequest } from '../src/index.js';
+import { compileMethod } from '../../../test/support/method.js';
+import { tempDir } from '../../../test/support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function dataDir(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-state-'));
-  dirs.push(dir);
+  const dir = tempDir('berrypack-method-state-');
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
 }
-function compile(doc: Record<string, unknown>): CompiledMethod {
-  const checked = checkMethod('/m/test.method.json', JSON.stringify({ format: 'method/2', name: 'test', goal: 'Exercise state.', ...doc }));
-  if (!checked.method) throw new Error(checked.diagnostics.map((d) => `${d.code} ${d.message}`).join('\n'));
-  return checked.method;
-}
+const compile = (doc: Record<string, unknown>): CompiledMethod => compileMethod(doc, 'Exercise state.');
 
 const last = { type: 'record', description: 'The last report.', file: 'last.json', fields: { week: { type: 'text' }, count: { type: 'number' } } };
 const method = (state: Record<string, unknown>) =>
@@ -45,7 +38,13 @@ describe('method state (MTH-5, MTH-13, MTH-18)', () => {
     expect(readFileSync(path.join(dir, 'last.json'), 'utf8')).toBe('{"count":1,"week":"W2"}\n');
     // MTH-18: the check of a change sees the before and after values and the saved target.
     expect(judged[0]!.changes).toEqual({
-      'state.last': { target: 'state.last', file: 'last.json', before: { week: 'none', count: 0 }, after: { week: 'W2', count: 1 }, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      'state.last': {
+        target: 'state.last',
+        file: 'last.json',
+        before: { week: 'none', count: 0 },
+        after: { week: 'W2', count: 1 },
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     });
   });
 
@@ -69,7 +68,10 @@ describe('method state (MTH-5, MTH-13, MTH-18)', () => {
       status: 'failed',
       steps: { read: 'pending', remember: 'pending' },
       pending: [],
-      error: { code: 'state-missing', message: 'Unexpected missing state `last`: last.json does not exist in the data folder and the method declares no default' },
+      error: {
+        code: 'state-missing',
+        message: 'Unexpected missing state `last`: last.json does not exist in the data folder and the method declares no default',
+      },
     });
     expect(calls).toEqual([]);
   });
@@ -89,7 +91,10 @@ describe('method state (MTH-5, MTH-13, MTH-18)', () => {
     ['no replacement', undefined, 'without `state.last`, expected its complete replacement value'],
   ])('MTH-13: fails the step and leaves the file as it was on %s', async (_, replacement, message) => {
     const dir = dataDir({ 'last.json': '{"week":"W1","count":4}' });
-    const result = await runMethod(method(last), { dataDir: dir, executor: (r) => (r.step === 'read' ? { output: { week: 'W1' } } : replacement === undefined ? {} : { changes: { 'state.last': replacement } }) });
+    const result = await runMethod(method(last), {
+      dataDir: dir,
+      executor: (r) => (r.step === 'read' ? { output: { week: 'W1' } } : replacement === undefined ? {} : { changes: { 'state.last': replacement } }),
+    });
     expect(result).toMatchObject({ status: 'failed', steps: { read: 'unchecked', remember: 'failed' }, error: { code: 'invalid-change' } });
     expect(result.error!.message).toContain(message);
     expect(readFileSync(path.join(dir, 'last.json'), 'utf8')).toBe('{"week":"W1","count":4}');
@@ -97,7 +102,13 @@ describe('method state (MTH-5, MTH-13, MTH-18)', () => {
 
   it('MTH-13: refuses a change to a target the step did not declare', async () => {
     const dir = dataDir({ 'last.json': '{"week":"W1","count":4}' });
-    const result = await runMethod(method(last), { dataDir: dir, executor: (r) => (r.step === 'read' ? { output: { week: 'W1' } } : { changes: { 'state.last': { week: 'W', count: 1 }, 'state.other': 1 } }) });
-    expect(result.error).toEqual({ code: 'invalid-change', message: 'Step `remember` failed: Unexpected change `state.other` from step `remember`, which declares `state.last`' });
+    const result = await runMethod(method(last), {
+      dataDir: dir,
+      executor: (r) => (r.step === 'read' ? { output: { week: 'W1' } } : { changes: { 'state.last': { week: 'W', count: 1 }, 'state.other': 1 } }),
+    });
+    expect(result.error).toEqual({
+      code: 'invalid-change',
+      message: 'Step `remember` failed: Unexpected change `state.other` from step `remember`, which declares `state.last`',
+    });
   });
 });

@@ -84,7 +84,11 @@ describe('MTH-3 types through the runner: bare names and nested declarations', (
     const run = async (options: { team?: unknown; scores?: string; ranking?: unknown }) => {
       const dir = dataDir();
       writeFileSync(path.join(dir, 'scores.json'), options.scores ?? '[{"handle": "ada", "points": 3}]');
-      return runMethod(method, { dataDir: dir, inputs: { team: options.team ?? TEAM }, executor: () => ({ output: { ranking: options.ranking ?? [[true], []] } }) });
+      return runMethod(method, {
+        dataDir: dir,
+        inputs: { team: options.team ?? TEAM },
+        executor: () => ({ output: { ranking: options.ranking ?? [[true], []] } }),
+      });
     };
 
     it(`${form}: values of every nesting level validate`, async () => {
@@ -101,13 +105,19 @@ describe('MTH-3 types through the runner: bare names and nested declarations', (
 
     it(`${form}: a state of the wrong shape fails the run before any step`, async () => {
       const r = await run({ scores: '[{"handle": "ada"}]' });
-      expect(r.error).toEqual({ code: 'state-invalid', message: 'Unexpected state in scores.json: state `scores`[0] lacks the field `points` (all declared fields are required)' });
+      expect(r.error).toEqual({
+        code: 'state-invalid',
+        message: 'Unexpected state in scores.json: state `scores`[0] lacks the field `points` (all declared fields are required)',
+      });
     });
 
     it(`${form}: an output of the wrong shape fails its step`, async () => {
       const r = await run({ ranking: [[true], ['yes']] });
       expect(r).toMatchObject({ status: 'failed', steps: { rank: 'failed' } });
-      expect(r.error).toEqual({ code: 'invalid-output', message: 'Step `rank` failed: Unexpected output: the output of step `rank`.ranking[1][0] must be true or false, not text' });
+      expect(r.error).toEqual({
+        code: 'invalid-output',
+        message: 'Step `rank` failed: Unexpected output: the output of step `rank`.ranking[1][0] must be true or false, not text',
+      });
     });
   }
 

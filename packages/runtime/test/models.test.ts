@@ -82,7 +82,10 @@ describe('RUN-2: input and output are validated exactly against the declared sch
     expect(extra.outcome).toMatchObject({ status: 'failed', error: { code: 'invalid-input' } });
     expect((extra.outcome as { error: { message: string } }).error.message).toContain('must NOT have additional properties ("extra")');
     const unsafe = await run({ export: 'check.strict' }, { n: 2 ** 53 });
-    expect(unsafe.outcome).toMatchObject({ status: 'failed', error: { code: 'invalid-input', message: 'Unexpected input for `check.strict`: $.n must be <= 9007199254740991' } });
+    expect(unsafe.outcome).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-input', message: 'Unexpected input for `check.strict`: $.n must be <= 9007199254740991' },
+    });
     const safe = await run({ export: 'check.strict' }, { n: 2 ** 53 - 1 });
     expect(safe.outcome.status).toBe('completed');
   });
@@ -95,7 +98,10 @@ describe('RUN-2: input and output are validated exactly against the declared sch
   it('validates against an independent document schema as written', async () => {
     expect((await run({ export: 'check.document' }, { year: '2024' })).outcome.status).toBe('completed');
     const { outcome } = await run({ export: 'check.document' }, { year: '24' });
-    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'invalid-input', message: 'Unexpected input for `check.document`: $.year must match pattern "^[0-9]{4}$"' } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-input', message: 'Unexpected input for `check.document`: $.year must match pattern "^[0-9]{4}$"' },
+    });
   });
 
   it('compiles each schema once, on first use, keyed by its digest', () => {
@@ -145,7 +151,10 @@ describe('RUN-6: model routines render templates before inference through plugga
       `${childCall.id}.3 read runtime.context.read completed`,
       `${childCall.id}.4 model tpl.child completed`,
     ]);
-    expect(under(outcome, childCall.id)[0]).toMatchObject({ input: { paths: ['$.parent.input.goal', '$.parent.calls[1].output'] }, outcome: { output: ['ship', { markup: '<b>"x" & y</b>' }] } });
+    expect(under(outcome, childCall.id)[0]).toMatchObject({
+      input: { paths: ['$.parent.input.goal', '$.parent.calls[1].output'] },
+      outcome: { output: ['ship', { markup: '<b>"x" & y</b>' }] },
+    });
     expect(under(outcome, childCall.id)[1]).toMatchObject({ input: { paths: ['$.user.name'] }, outcome: { output: ['Ada'] } });
   });
 
@@ -158,7 +167,11 @@ describe('RUN-6: model routines render templates before inference through plugga
     expect((missing.outcome as { error: { message: string } }).error.message).toMatch(/^Missing template data at \$\.parent\.calls\[3\]\.output/);
     expect(under(outcome, missing.id).map((c) => c.kind)).toEqual(['read']);
     expect(provider.requests.map((r) => r.routine)).toEqual(['tpl.parent', 'tpl.parent']);
-    expect(provider.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', name: 'tpl.missing', content: expect.stringContaining('"code":"missing-value"') });
+    expect(provider.requests[1]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      name: 'tpl.missing',
+      content: expect.stringContaining('"code":"missing-value"'),
+    });
     expect(outcome).toMatchObject({ status: 'completed', output: 'recovered' });
   });
 
@@ -171,7 +184,9 @@ describe('RUN-6: model routines render templates before inference through plugga
   });
 
   it('runs the tool calls a response asks for and feeds the results back; the last scripted response repeats', async () => {
-    const provider = recording({ 'ask.weather': [{ toolCalls: [{ name: 'weather.get', input: { city: 'Oslo' } }] }, { output: { summary: 'Clear in Oslo' } }] });
+    const provider = recording({
+      'ask.weather': [{ toolCalls: [{ name: 'weather.get', input: { city: 'Oslo' } }] }, { output: { summary: 'Clear in Oslo' } }],
+    });
     const { outcome, weather } = await run({ agent: 'weather' }, { city: 'Oslo' }, { provider });
     expect(outcome).toMatchObject({ status: 'completed', output: { summary: 'Clear in Oslo' } });
     expect(weather).toEqual([{ city: 'Oslo' }]);
@@ -185,9 +200,16 @@ describe('RUN-6: model routines render templates before inference through plugga
 
   it('synthesizes the first schema-valid value without a script, and a fixed text without an output', async () => {
     expect((await run({ agent: 'weather' }, { city: 'Oslo' })).outcome).toMatchObject({ status: 'completed', output: { summary: '' } });
-    expect((await run({ export: 'sort.note' }, { text: 'call Bob' })).outcome).toMatchObject({ status: 'completed', output: { category: 'idea', urgent: false } });
+    expect((await run({ export: 'sort.note' }, { text: 'call Bob' })).outcome).toMatchObject({
+      status: 'completed',
+      output: { category: 'idea', urgent: false },
+    });
     expect((await run({ export: 'offer.none' }, undefined)).outcome).toMatchObject({ status: 'completed', output: 'Scripted answer from offer.none.' });
-    const scripted = await run({ export: 'sort.note' }, { text: 'call Bob by Friday' }, { script: { 'sort.note': [{ output: { category: 'task', urgent: true } }] } });
+    const scripted = await run(
+      { export: 'sort.note' },
+      { text: 'call Bob by Friday' },
+      { script: { 'sort.note': [{ output: { category: 'task', urgent: true } }] } },
+    );
     expect(scripted.outcome).toMatchObject({ status: 'completed', output: { category: 'task', urgent: true } });
   });
 
@@ -200,7 +222,10 @@ describe('RUN-6: model routines render templates before inference through plugga
       content: 'Your answer does not match the declared output schema: $.value must be >= 0. Answer again with one JSON value that matches it.',
     });
     const failed = await run({ export: 'check.strict' }, { n: 1 }, { script: { 'check.strict': [{ text: 'not json' }] } });
-    expect(failed.outcome).toMatchObject({ status: 'failed', error: { code: 'invalid-output', message: 'Unexpected output of `check.strict` after 1 correction round: $ is text that is not JSON' } });
+    expect(failed.outcome).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-output', message: 'Unexpected output of `check.strict` after 1 correction round: $ is text that is not JSON' },
+    });
     expect(failed.outcome.calls.filter((c) => c.kind === 'model')).toHaveLength(2);
   });
 
@@ -214,7 +239,10 @@ describe('RUN-6: model routines render templates before inference through plugga
   it('fails with the provider error when a provider throws', async () => {
     const broken: ModelProvider = { generate: async () => Promise.reject(new Error('connection reset')) };
     const { outcome } = await run({ agent: 'weather' }, { city: 'Oslo' }, { provider: broken });
-    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'provider-failed', message: 'Model provider failed for `ask.weather`: connection reset' } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider-failed', message: 'Model provider failed for `ask.weather`: connection reset' },
+    });
   });
 });
 
@@ -232,7 +260,13 @@ describe('RUN-12: only declared tools are offered, whatever the preparation gran
 describe('RUN-15: presentations publish through the caller output port: accepted on admission, completed on success', () => {
   const script: Script = {
     'present.caller': [
-      { toolCalls: [{ name: 'present.early', input: { topic: 'tides' } }, { name: 'present.work', input: { topic: 'tides' } }, { name: 'present.broken', input: { topic: 'tides' } }] },
+      {
+        toolCalls: [
+          { name: 'present.early', input: { topic: 'tides' } },
+          { name: 'present.work', input: { topic: 'tides' } },
+          { name: 'present.broken', input: { topic: 'tides' } },
+        ],
+      },
       { text: 'presented' },
     ],
     'present.work': [{ output: { text: 'Work done' } }],
@@ -246,7 +280,12 @@ describe('RUN-15: presentations publish through the caller output port: accepted
     const early = outcome.calls.find((c) => c.name === 'present.early')!;
     expect(outcome.publications).toEqual([
       { id: 'p1', call: 'c1', source: 'presentation', value: { format: 'text', document: 'tides', title: early.id, fallback: 'working' } },
-      { id: expect.any(String), call: 'c1', source: 'presentation', value: { format: 'markdown', document: 'Work done', title: 'Work', fallback: 'Work done' } },
+      {
+        id: expect.any(String),
+        call: 'c1',
+        source: 'presentation',
+        value: { format: 'markdown', document: 'Work done', title: 'Work', fallback: 'Work done' },
+      },
       // The model's completed text answer is a message on its output port (spec "Calls and continuations").
       { id: expect.any(String), call: 'c1', source: 'model', kind: 'message', value: { parts: [{ text: 'presented' }] } },
     ]);

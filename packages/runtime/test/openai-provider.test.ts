@@ -44,7 +44,10 @@ async function bundle(): Promise<Bundle> {
   return loadBundle(built.bundle.bytes);
 }
 
-const completion = (message: Record<string, unknown>, finish: string) => ({ status: 200, body: { id: 'x', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] } });
+const completion = (message: Record<string, unknown>, finish: string) => ({
+  status: 200,
+  body: { id: 'x', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] },
+});
 
 async function ask(city: string) {
   const weather: unknown[] = [];
@@ -62,7 +65,10 @@ describe('RUN-6: the openai-compatible provider (chat completions over HTTP, tes
   it('sends instructions, declared tools and the output schema, runs the tool call and takes the structured answer', async () => {
     exchanges.length = 0;
     queue.push(
-      completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } }] }, 'tool_calls'),
+      completion(
+        { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } }] },
+        'tool_calls',
+      ),
       completion({ content: '{"summary":"Clear in Oslo"}' }, 'stop'),
     );
     const { outcome, journal, weather } = await ask('Oslo');
@@ -100,6 +106,8 @@ describe('RUN-6: the openai-compatible provider (chat completions over HTTP, tes
     queue.push({ status: 503, body: { error: 'overloaded' } }, { status: 503, body: { error: 'overloaded' } }, { status: 503, body: { error: 'overloaded' } });
     const { outcome } = await ask('Oslo');
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'provider-failed' } });
-    expect((outcome as { error: { message: string } }).error.message).toMatch(/Unexpected HTTP 503 from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after 3 attempts: overloaded$/);
+    expect((outcome as { error: { message: string } }).error.message).toMatch(
+      /Unexpected HTTP 503 from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after 3 attempts: overloaded$/,
+    );
   });
 });

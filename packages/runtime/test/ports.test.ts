@@ -1,16 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
-import { createRuntime, loadBundle, RuntimeError, type Bundle, type ModelProvider, type Runtime } from '../src/index.js';
-
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-
-async function bundleOf(fixture: string): Promise<Bundle> {
-  const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-  if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
-  return loadBundle(built.bundle.bytes);
-}
+import { createRuntime, RuntimeError, type ModelProvider, type Runtime } from '../src/index.js';
+import { bundleOf } from '../../../test/support/runtime.js';
 
 const runtimes: Runtime[] = [];
 afterAll(async () => {
@@ -54,8 +44,12 @@ describe('RUN-14: port messages carry JSON, model content is {parts}, and the po
     expect(runtime.send(executionId, { parts: [{ text: 'hello' }] })).toEqual({ id: 'm1' });
     expect(refused(() => runtime.send(executionId, 'hello')).code).toBe('invalid-content');
     expect(refused(() => runtime.send(executionId, '{"parts":[{"text":"hello"}]}')).code).toBe('invalid-content');
-    expect(refused(() => runtime.send(executionId, { parts: [{ mediaType: 'image/png', raw: 'data:image/png;base64,AAAA' }] })).message).toContain('canonical base64 (never a data URL)');
-    expect(refused(() => runtime.send(executionId, { parts: [{ mediaType: 'image/png', url: 'https://user:pw@example.com/a.png' }] })).message).toContain('HTTPS URL without credentials');
+    expect(refused(() => runtime.send(executionId, { parts: [{ mediaType: 'image/png', raw: 'data:image/png;base64,AAAA' }] })).message).toContain(
+      'canonical base64 (never a data URL)',
+    );
+    expect(refused(() => runtime.send(executionId, { parts: [{ mediaType: 'image/png', url: 'https://user:pw@example.com/a.png' }] })).message).toContain(
+      'HTTPS URL without credentials',
+    );
     expect(refused(() => runtime.send(executionId, { parts: [{ data: undefined, mediaType: 1 }] })).code).toMatch(/invalid-content|not-json/);
     answer();
     await runtime.result(executionId);
@@ -69,10 +63,12 @@ describe('RUN-14: port messages carry JSON, model content is {parts}, and the po
     expect(refused(() => runtime.send(executionId, { parts: [{ text: 'three' }] }))).toMatchObject({ code: 'port-limit', rule: 'RUN-14' });
     expect(refused(() => runtime.send(executionId, { parts: [{ text: 'x'.repeat(300) }] })).message).toContain('port.limits.bytes');
     expect(refused(() => runtime.send(executionId, { parts: [{ data: Number.NaN }] })).code).toBe('not-json');
-    expect(runtime.journal(executionId).filter((e) => e.type === 'message').map((e) => e.type === 'message' && e.value)).toEqual([
-      { parts: [{ text: 'one' }] },
-      { parts: [{ data: { n: 2 } }] },
-    ]);
+    expect(
+      runtime
+        .journal(executionId)
+        .filter((e) => e.type === 'message')
+        .map((e) => e.type === 'message' && e.value),
+    ).toEqual([{ parts: [{ text: 'one' }] }, { parts: [{ data: { n: 2 } }] }]);
     answer();
     await runtime.result(executionId);
   });
@@ -123,7 +119,7 @@ describe('RUN-14: port messages carry JSON, model content is {parts}, and the po
       expect(runtime.journal(executionId).filter((e) => e.type === 'message')).toEqual([expect.objectContaining({ id: 'm1', value: 'never taken' })]);
     });
 
-    it('forwards a child\'s emitted values through the caller\'s port with output: true', async () => {
+    it("forwards a child's emitted values through the caller's port with output: true", async () => {
       const runtime = createRuntime({ tools: { 'slow.ok': () => ({}), 'fast.ok': () => ({}), 'fail.now': () => ({}) } });
       runtimes.push(runtime);
       const preparation = runtime.prepare(await bundleOf('runtime/flow'), { grants: ['slow.ok', 'fast.ok', 'fail.now'] });

@@ -1,16 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createCompiler } from '../../compiler/src/index.js';
-import { createRuntime, loadBundle, PreparationError, RuntimeError, type Bundle, type ModelProvider, type Sandbox } from '../src/index.js';
-
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-
-async function bundleOf(fixture: string): Promise<Bundle> {
-  const built = createCompiler({}).build(path.join(ROOT, 'fixtures', fixture, 'plugin.json'));
-  if (!built.ok || !built.bundle) throw new Error(`fixture ${fixture} does not build: ${JSON.stringify(built.diagnostics)}`);
-  return loadBundle(built.bundle.bytes);
-}
+import { createRuntime, PreparationError, RuntimeError, type ModelProvider, type Sandbox } from '../src/index.js';
+import { bundleOf } from '../../../test/support/runtime.js';
 
 /** Counts every provider and sandbox use: inspecting and preparing must cause none. */
 function spies() {
@@ -179,7 +169,9 @@ describe('RUN-13: start must name the agent when several agents share an entry',
     const preparation = runtime.prepare(bundle);
     const start = runtime.start(preparation, { export: 'greet' });
     await expect(start).rejects.toMatchObject({ code: 'ambiguous-entry', rule: 'RUN-13' });
-    await expect(start).rejects.toThrow('Unexpected start of `greet`, which agents `casual`, `formal` share as their entry, expected {agent} naming one of them');
+    await expect(start).rejects.toThrow(
+      'Unexpected start of `greet`, which agents `casual`, `formal` share as their entry, expected {agent} naming one of them',
+    );
     for (const agent of ['formal', 'casual']) {
       const { executionId } = await runtime.start(preparation, { agent });
       await expect(runtime.result(executionId)).resolves.toMatchObject({ status: 'completed', output: 'Scripted answer from greet.' });

@@ -5,7 +5,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompiler } from '../../compiler/src/index.js';
 import { Replayer } from '../src/replay/replayer.js';
-import { createMemoryJournal, createRuntime, createScriptedProvider, loadBundle, type Bundle, type JournalEntry, type ModelProvider, type ReplayReport, type Script } from '../src/index.js';
+import {
+  createMemoryJournal,
+  createRuntime,
+  createScriptedProvider,
+  loadBundle,
+  type Bundle,
+  type JournalEntry,
+  type ModelProvider,
+  type ReplayReport,
+  type Script,
+} from '../src/index.js';
 
 /**
  * RUN-5: a journal cut short by a crash (no `end` entry for the execution) replays up to where
@@ -28,7 +38,10 @@ async function build(dir: string): Promise<Bundle> {
 async function chainBundle(): Promise<Bundle> {
   const dir = path.join(tmp, 'chain');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: SCHEMA, name: 'cut.chain', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['chain'] } } }));
+  writeFileSync(
+    path.join(dir, 'plugin.json'),
+    JSON.stringify({ $schema: SCHEMA, name: 'cut.chain', version: '1', extensions: { 'ai.strawberry.berry': { exports: ['chain'] } } }),
+  );
   writeFileSync(
     path.join(dir, 'chain.md'),
     '---\nname: chain\ndescription: Calls its leaf five times.\nlanguage: javascript\ntools:\n  - leaf\n---\nexport default async (input, tools) => {\n  let total = 0;\n  for (let i = 1; i <= 5; i++) total += await tools.leaf(i);\n  return total;\n};\n',
@@ -37,7 +50,11 @@ async function chainBundle(): Promise<Bundle> {
   return build(dir);
 }
 
-async function record(bundle: Bundle, run: (runtime: ReturnType<typeof createRuntime>) => Promise<string>, options: Parameters<typeof createRuntime>[0] = {}): Promise<JournalEntry[]> {
+async function record(
+  bundle: Bundle,
+  run: (runtime: ReturnType<typeof createRuntime>) => Promise<string>,
+  options: Parameters<typeof createRuntime>[0] = {},
+): Promise<JournalEntry[]> {
   const journal = createMemoryJournal();
   const runtime = createRuntime({ ...options, journal });
   const executionId = await run(runtime);
@@ -79,13 +96,20 @@ describe('RUN-5: replaying a journal cut short (code routines, re-run for real)'
       expect(report).not.toHaveProperty('divergence');
       expect(report.incomplete).toMatchObject({ endsAfter: n, matched: true });
       expect(report.error!.message).toBe(report.incomplete!.message);
-      expect(report.error!.message).toMatch(new RegExp(`^Missing the end of the recording of ${report.replayOf}: it ends after entry ${n} \\(.+\\) without an \`end\` entry, expected one \\(the run was cut short, by a crash or a kill\\); `));
+      expect(report.error!.message).toMatch(
+        new RegExp(
+          `^Missing the end of the recording of ${report.replayOf}: it ends after entry ${n} \\(.+\\) without an \`end\` entry, expected one \\(the run was cut short, by a crash or a kill\\); `,
+        ),
+      );
     }
   });
 
   it('stops at the first call past the end: after the execution entry, after the first call, mid-way', async () => {
     const header = await runtime.replay(bundle, entries.slice(0, 1));
-    expect(header).toMatchObject({ status: 'failed', incomplete: { endsAfter: 1, last: { type: 'execution' }, matched: true, beyond: { at: 'c1', kind: 'entry' } } });
+    expect(header).toMatchObject({
+      status: 'failed',
+      incomplete: { endsAfter: 1, last: { type: 'execution' }, matched: true, beyond: { at: 'c1', kind: 'entry' } },
+    });
     expect(header.error!.message).toContain('(the execution entry)');
     expect(header.error!.message).toContain('; the recording has no call, and the replay stopped at call c1 entry `');
     expect(header.calls).toEqual([]);
@@ -127,7 +151,12 @@ describe('RUN-5: replaying a journal cut short (code routines, re-run for real)'
     const cut = cutAt(entries, 'outcome', 'c1.4');
     const input = entries.slice(0, cut).map((e) => (e.type === 'call' && e.id === 'c1.2' ? { ...e, input: 42 } : e));
     const byInput = await runtime.replay(bundle, input);
-    expect(byInput).toMatchObject({ matches: false, status: 'failed', error: { code: 'non-determinism' }, divergence: { at: 'c1.2', recorded: { input: 42 }, replayed: { input: 2 } } });
+    expect(byInput).toMatchObject({
+      matches: false,
+      status: 'failed',
+      error: { code: 'non-determinism' },
+      divergence: { at: 'c1.2', recorded: { input: 42 }, replayed: { input: 2 } },
+    });
     expect(byInput.incomplete).toMatchObject({ endsAfter: cut, matched: false });
     expect(byInput.incomplete).not.toHaveProperty('beyond');
     expect(byInput.incomplete!.message).toMatch(/; the replay diverged before that, at c1\.2$/);
@@ -135,7 +164,11 @@ describe('RUN-5: replaying a journal cut short (code routines, re-run for real)'
     const output = entries.slice(0, cut).map((e) => (e.type === 'outcome' && e.id === 'c1.3' ? { ...e, output: 99 } : e));
     const byOutcome = await runtime.replay(bundle, output);
     expect(byOutcome).toMatchObject({ matches: false, error: { code: 'non-determinism' }, divergence: { at: 'c1.3' }, incomplete: { matched: false } });
-    expect(byOutcome.error!.message).toBe('Unexpected outcome {"output":3,"status":"completed"} of call c1.3 `' + byOutcome.divergence!.recorded!.name + '` in the replay, expected {"output":99,"status":"completed"} as recorded');
+    expect(byOutcome.error!.message).toBe(
+      'Unexpected outcome {"output":3,"status":"completed"} of call c1.3 `' +
+        byOutcome.divergence!.recorded!.name +
+        '` in the replay, expected {"output":99,"status":"completed"} as recorded',
+    );
   });
 
   it('does not take a call the recording lacks for the cut when the recording shows it would be there', async () => {
@@ -164,8 +197,13 @@ describe('RUN-5: replaying a journal cut short (served model decisions and tools
     bundle = await loadBundle(built.bundle.bytes);
     entries = await record(
       bundle,
-      async (rt) => (await rt.start(rt.prepare(bundle, { grants: GRANTS, env: { REGION: 'eu', TOKEN: 't' } }), { agent: 'weather' }, { city: 'Oslo' })).executionId,
-      { providers: { scripted: createScriptedProvider({ script: WEATHER }) }, defaultModel: { provider: 'scripted' }, tools: { 'weather.get': () => ({ sky: 'clear' }), 'runtime.user.profile.read': () => ({ name: 'Ada' }) } },
+      async (rt) =>
+        (await rt.start(rt.prepare(bundle, { grants: GRANTS, env: { REGION: 'eu', TOKEN: 't' } }), { agent: 'weather' }, { city: 'Oslo' })).executionId,
+      {
+        providers: { scripted: createScriptedProvider({ script: WEATHER }) },
+        defaultModel: { provider: 'scripted' },
+        tools: { 'weather.get': () => ({ sky: 'clear' }), 'runtime.user.profile.read': () => ({ name: 'Ada' }) },
+      },
     );
   });
 
@@ -217,8 +255,12 @@ describe('RUN-5: replaying a journal cut short (served model decisions and tools
     ]);
     expect(dispatched).toEqual({ model: 0, tool: 0 });
     // A missing outcome keeps its own, more specific refusal; the report says the recording is incomplete too.
-    expect(reports[4]!.error!.message).toBe('Missing the recorded outcome of call c1.2, expected one to continue: the original call may have taken effect, so it is not dispatched again');
-    expect(reports[4]!.incomplete!.message).toMatch(/; every recorded call up to there matched, and the replay stopped at call c1\.2, whose outcome is not recorded$/);
+    expect(reports[4]!.error!.message).toBe(
+      'Missing the recorded outcome of call c1.2, expected one to continue: the original call may have taken effect, so it is not dispatched again',
+    );
+    expect(reports[4]!.incomplete!.message).toMatch(
+      /; every recorded call up to there matched, and the replay stopped at call c1\.2, whose outcome is not recorded$/,
+    );
     expect(reports[3]!.incomplete!.beyond).toEqual({ at: 'c1.2', kind: 'tool', name: 'weather.get', input: { city: 'Oslo' } });
     expect(reports[7]).toMatchObject({ status: 'completed', output: { summary: 'Clear in Oslo' }, error: { code: 'incomplete-recording' } });
     expect(reports[9]).not.toHaveProperty('incomplete');
@@ -226,7 +268,9 @@ describe('RUN-5: replaying a journal cut short (served model decisions and tools
 
   it('still reports a different tool input before the cut as non-determinism', async () => {
     const runtime = createRuntime({ providers: { scripted: createScriptedProvider({ script: {} }) } });
-    const edited = entries.slice(0, cutAt(entries, 'outcome', 'c1.3')).map((e) => (e.type === 'call' && e.id === 'c1.2' ? { ...e, input: { city: 'Bergen' } } : e));
+    const edited = entries
+      .slice(0, cutAt(entries, 'outcome', 'c1.3'))
+      .map((e) => (e.type === 'call' && e.id === 'c1.2' ? { ...e, input: { city: 'Bergen' } } : e));
     const report = await runtime.replay(bundle, edited);
     await runtime.close();
     expect(report).toMatchObject({ matches: false, error: { code: 'non-determinism' }, divergence: { at: 'c1.2' }, incomplete: { matched: false } });
@@ -235,8 +279,27 @@ describe('RUN-5: replaying a journal cut short (served model decisions and tools
 
 describe('Replayer: where an incomplete recording ends', () => {
   const at = '2030-01-01T00:00:00.000Z';
-  const header: JournalEntry = { type: 'execution', executionId: 'e', bundle: 'b', target: { export: 'x' }, routine: 'x', grants: [], env: {}, models: {}, epochMs: 0, at };
-  const call = (id: string, parent: string | null, name = 'leaf'): JournalEntry & { type: 'call' } => ({ type: 'call', executionId: 'e', id, parent, kind: 'tool', name, at });
+  const header: JournalEntry = {
+    type: 'execution',
+    executionId: 'e',
+    bundle: 'b',
+    target: { export: 'x' },
+    routine: 'x',
+    grants: [],
+    env: {},
+    models: {},
+    epochMs: 0,
+    at,
+  };
+  const call = (id: string, parent: string | null, name = 'leaf'): JournalEntry & { type: 'call' } => ({
+    type: 'call',
+    executionId: 'e',
+    id,
+    parent,
+    kind: 'tool',
+    name,
+    at,
+  });
   const outcome = (id: string, output: unknown): JournalEntry => ({ type: 'outcome', executionId: 'e', id, status: 'completed', output, at });
 
   it('stops a branch that goes past the end before another reached a recorded call, and says which call was not reached', () => {
@@ -244,13 +307,29 @@ describe('Replayer: where an incomplete recording ends', () => {
     const recorded = [header, call('c1', null, 'x'), call('c1.1', 'c1', 'a'), call('c1.2', 'c1', 'b'), call('c1.2.1', 'c1.2')];
     const replayer = new Replayer(recorded, { endsAfter: recorded.length, last: recorded.at(-1)! });
     for (const entry of recorded.slice(1, 4)) replayer.admit(entry as never);
-    expect(() => replayer.admit(call('c1.1.1', 'c1.1') as never)).toThrow(/^Missing the end of the recording of e: it ends after entry 5 \(the admission of call c1\.2\.1 tool `leaf`\)/);
+    expect(() => replayer.admit(call('c1.1.1', 'c1.1') as never)).toThrow(
+      /^Missing the end of the recording of e: it ends after entry 5 \(the admission of call c1\.2\.1 tool `leaf`\)/,
+    );
     // Calls that settle as the replay unwinds are not compared any more.
-    replayer.settled({ id: 'c1.2', parent: 'c1', kind: 'tool', name: 'b', status: 'failed', outcome: { error: { code: 'incomplete-recording', message: '' } } });
+    replayer.settled({
+      id: 'c1.2',
+      parent: 'c1',
+      kind: 'tool',
+      name: 'b',
+      status: 'failed',
+      outcome: { error: { code: 'incomplete-recording', message: '' } },
+    });
     replayer.finish({ status: 'failed', error: { code: 'incomplete-recording', message: '' } });
     expect(replayer.divergence).toBeUndefined();
-    expect(replayer.incomplete).toMatchObject({ endsAfter: 5, last: { type: 'call', call: 'c1.2.1' }, matched: false, beyond: { at: 'c1.1.1', kind: 'tool', name: 'leaf' } });
-    expect(replayer.incomplete!.message).toMatch(/; every call the replay made matched, but the replay stopped at call c1\.1\.1 tool `leaf`, which the recording does not have, before it made the recorded call c1\.2\.1 \(concurrent calls may be admitted in another order\)$/);
+    expect(replayer.incomplete).toMatchObject({
+      endsAfter: 5,
+      last: { type: 'call', call: 'c1.2.1' },
+      matched: false,
+      beyond: { at: 'c1.1.1', kind: 'tool', name: 'leaf' },
+    });
+    expect(replayer.incomplete!.message).toMatch(
+      /; every call the replay made matched, but the replay stopped at call c1\.1\.1 tool `leaf`, which the recording does not have, before it made the recorded call c1\.2\.1 \(concurrent calls may be admitted in another order\)$/,
+    );
   });
 
   it('still compares outcomes and reports calls never made when the replay ends within the recording', () => {

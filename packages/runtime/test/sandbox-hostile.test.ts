@@ -55,7 +55,10 @@ describe('CPU', () => {
     ['a plain infinite loop', 'export default () => { for (;;) {} }'],
     ['a loop after an awaited tool call', 'export default async (input, tools) => { await tools.echo(1); for (;;) {} }'],
     ['a loop in microtasks', 'export default async () => { for (;;) await null; }'],
-    ['a loop in promise reactions it keeps queueing', 'export default () => { const spin = () => { Promise.resolve().then(spin); }; spin(); return new Promise(() => {}); }'],
+    [
+      'a loop in promise reactions it keeps queueing',
+      'export default () => { const spin = () => { Promise.resolve().then(spin); }; spin(); return new Promise(() => {}); }',
+    ],
     ['a loop that catches every error', 'export default () => { for (;;) { try { for (;;) {} } catch (e) {} } }'],
     ['catastrophic regex backtracking', "export default () => /(a+)+$/.test('a'.repeat(64) + 'b')"],
     ['a getter run while the output is serialized', 'export default () => ({ get x() { for (;;) {} } })'],
@@ -66,7 +69,9 @@ describe('CPU', () => {
   });
 
   it('counts CPU across slices: short bursts between tool calls add up', async () => {
-    const { result } = await run('export default async (input, tools) => { for (;;) { const end = Date.now(); for (let i = 0; i < 2e5; i++); await tools.echo(end); } }');
+    const { result } = await run(
+      'export default async (input, tools) => { for (;;) { const end = Date.now(); for (let i = 0; i < 2e5; i++); await tools.echo(end); } }',
+    );
     expect(failure(result).code).toBe('cpu');
   });
 });
@@ -74,7 +79,10 @@ describe('CPU', () => {
 describe('wall clock', () => {
   it.each([
     ['a tool that is never admitted', 'export default (input, tools) => tools.never()'],
-    ['a tool admitted whose outcome never comes', 'export default async (input, tools, context) => { const p = tools.admittedOnly(); await context.receipt(p); return p; }'],
+    [
+      'a tool admitted whose outcome never comes',
+      'export default async (input, tools, context) => { const p = tools.admittedOnly(); await context.receipt(p); return p; }',
+    ],
   ])('stops %s at timeoutMs', async (_what, source) => {
     const { result, ms } = await run(source, { limits: { ...limits, timeoutMs: TIMEOUT_MS } });
     expect(failure(result).code).toBe('timeout');
@@ -93,7 +101,10 @@ describe('memory', () => {
     ['heap arrays', 'export default () => { const a = []; for (let i = 0; i < 200; i++) a.push(new Array(131072).fill(i + 0.5)); return a.length; }'],
     ['strings', 'export default () => { const a = []; for (let i = 0; i < 200; i++) a.push("x".padStart(1 << 20, String(i))); return a.length; }'],
     ['one ArrayBuffer', 'export default () => new ArrayBuffer(200 * 1024 * 1024).byteLength'],
-    ['arrays whose allocation failure it catches and retries', 'export default () => { const keep = []; for (;;) { try { keep.push(new Array(1 << 20).fill(1)); } catch (e) {} } }'],
+    [
+      'arrays whose allocation failure it catches and retries',
+      'export default () => { const keep = []; for (;;) { try { keep.push(new Array(1 << 20).fill(1)); } catch (e) {} } }',
+    ],
   ])('refuses 200 MB of %s under a 64 MB limit', async (_what, source) => {
     const { result } = await run(source, { limits: { ...limits, cpuMs: 5_000 } });
     expect(failure(result).code).toBe('memory');
@@ -101,7 +112,10 @@ describe('memory', () => {
 
   it.each([
     ['a promise storm', 'export default () => { const all = []; for (;;) all.push(new Promise(() => {})); }'],
-    ['a fan-out of promise reactions', 'export default () => { const f = () => { Promise.resolve().then(f); Promise.resolve().then(f); }; f(); return new Promise(() => {}); }'],
+    [
+      'a fan-out of promise reactions',
+      'export default () => { const f = () => { Promise.resolve().then(f); Promise.resolve().then(f); }; f(); return new Promise(() => {}); }',
+    ],
   ])('stops %s at its memory or CPU limit', async (_what, source) => {
     const { result, ms } = await run(source);
     expect(['memory', 'cpu']).toContain(failure(result).code);
@@ -137,7 +151,9 @@ describe('output', () => {
     const calls: string[] = [];
     const counting: SandboxHost = { callTool: (name, input) => (calls.push(name), host.callTool(name, input)) };
     const r = await sandbox.invoke(
-      invocation('export default async (input, tools) => { try { await tools.echo("x".repeat(2000)); } catch (e) { return e.code; } }', { limits: { ...limits, outputBytes: 1000 } }),
+      invocation('export default async (input, tools) => { try { await tools.echo("x".repeat(2000)); } catch (e) { return e.code; } }', {
+        limits: { ...limits, outputBytes: 1000 },
+      }),
       counting,
     );
     expect(output(r)).toBe('output-too-large');
@@ -148,10 +164,41 @@ describe('output', () => {
 describe('escapes', () => {
   it('offers no host globals, IO, timers or nondeterministic intrinsics', async () => {
     const names = [
-      'process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'fetch', 'XMLHttpRequest', 'WebSocket',
-      'EventSource', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate',
-      'queueMicrotask', 'Buffer', 'Deno', 'Bun', 'importScripts', 'Worker', 'SharedArrayBuffer', 'Atomics', 'WeakRef',
-      'FinalizationRegistry', 'WebAssembly', 'Intl', 'console', 'print', 'std', 'os', 'navigator', 'gc',
+      'process',
+      'require',
+      'module',
+      'exports',
+      '__dirname',
+      '__filename',
+      'global',
+      'fetch',
+      'XMLHttpRequest',
+      'WebSocket',
+      'EventSource',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'clearTimeout',
+      'clearInterval',
+      'clearImmediate',
+      'queueMicrotask',
+      'Buffer',
+      'Deno',
+      'Bun',
+      'importScripts',
+      'Worker',
+      'SharedArrayBuffer',
+      'Atomics',
+      'WeakRef',
+      'FinalizationRegistry',
+      'WebAssembly',
+      'Intl',
+      'console',
+      'print',
+      'std',
+      'os',
+      'navigator',
+      'gc',
     ];
     const r = await run(`export default () => ${JSON.stringify(names)}.filter((n) => typeof globalThis[n] !== 'undefined')`);
     expect(output(r.result)).toEqual([]);
@@ -180,7 +227,10 @@ describe('escapes', () => {
     ["import('node:fs')", "export default async () => { try { await import('node:fs'); return 'loaded'; } catch (e) { return e.message; } }"],
     ["import('fs')", "export default async () => { try { await import('fs'); return 'loaded'; } catch (e) { return e.message; } }"],
     ["import('qjs:std')", "export default async () => { try { await import('qjs:std'); return 'loaded'; } catch (e) { return e.message; } }"],
-    ['import of a data: URL', "export default async () => { try { await import('data:text/javascript,export default 1'); return 'loaded'; } catch (e) { return e.message; } }"],
+    [
+      'import of a data: URL',
+      "export default async () => { try { await import('data:text/javascript,export default 1'); return 'loaded'; } catch (e) { return e.message; } }",
+    ],
   ])('refuses %s', async (_what, source) => {
     expect(output((await run(source)).result)).toMatch(/not available/);
   });
@@ -200,7 +250,7 @@ describe('escapes', () => {
     expect(output(polluted.result)).toEqual({ fine: 1 });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect([1].map((x) => x + 1)).toEqual([2]);
-    const next = await run("export default () => [({}).polluted === undefined, [1].map((x) => x * 2), JSON.stringify({ a: 1 })]");
+    const next = await run('export default () => [({}).polluted === undefined, [1].map((x) => x * 2), JSON.stringify({ a: 1 })]');
     expect(output(next.result)).toEqual([true, [2], '{"a":1}']);
   });
 

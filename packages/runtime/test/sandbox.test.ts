@@ -9,7 +9,7 @@ import {
   type SandboxResult,
 } from '../src/sandbox/index.js';
 import { WorkerPool } from '../src/sandbox/pool.js';
-import { decodeMappings, originalPosition } from '../src/sandbox/source-map.js';
+import { originalPosition } from '../src/sandbox/source-map.js';
 
 const sandbox = createSandbox({ workers: 2 });
 afterAll(() => sandbox.close());
@@ -113,7 +113,8 @@ describe('modules', () => {
     const modules: SandboxModule[] = [
       {
         path: BODY,
-        source: "import './lib/t.js';\nexport default async function () { try { await import('./lib/t.js'); return 'loaded'; } catch (e) { return e.message; } }",
+        source:
+          "import './lib/t.js';\nexport default async function () { try { await import('./lib/t.js'); return 'loaded'; } catch (e) { return e.message; } }",
       },
       { path: 'routines/lib/t.js', source: 'export const t = 1;' },
     ];
@@ -161,7 +162,9 @@ describe('tools', () => {
 
   it('fails the routine with the tool error when the guest does not catch it', async () => {
     const host = toolHost({ flaky: () => Promise.reject(new Error('boom')) });
-    const e = failure(await sandbox.invoke(invocation('export default async function (input, tools) {\n  return await tools.flaky();\n}', { tools: ['flaky'] }), host));
+    const e = failure(
+      await sandbox.invoke(invocation('export default async function (input, tools) {\n  return await tools.flaky();\n}', { tools: ['flaky'] }), host),
+    );
     expect(e.code).toBe('thrown');
     expect(e.message).toBe('Error: boom');
     expect(e.thrownCode).toBe('failed');
@@ -241,14 +244,20 @@ describe('context', () => {
   it('offers catalog only with catalog: true', async () => {
     const host = toolHost({}, { catalog: async () => [{ name: 'notes.compose' }] });
     expect(output(await sandbox.invoke(invocation(shape), host))).toEqual(['receipt']);
-    const withCatalog = invocation('export default async (input, tools, context) => ({ keys: Object.keys(context).sort(), catalog: await context.catalog() });', {
-      context: { catalog: true, ports: { input: false, output: false } },
-    });
+    const withCatalog = invocation(
+      'export default async (input, tools, context) => ({ keys: Object.keys(context).sort(), catalog: await context.catalog() });',
+      {
+        context: { catalog: true, ports: { input: false, output: false } },
+      },
+    );
     expect(output(await sandbox.invoke(withCatalog, host))).toEqual({ keys: ['catalog', 'receipt'], catalog: [{ name: 'notes.compose' }] });
   });
 
   it('offers receive and emit only with the matching port', async () => {
-    const inbox = [{ id: 'm1', text: 'hi' }, { id: 'm2', text: 'bye' }];
+    const inbox = [
+      { id: 'm1', text: 'hi' },
+      { id: 'm2', text: 'bye' },
+    ];
     const emitted: unknown[][] = [];
     const host = toolHost(
       {},
@@ -307,7 +316,9 @@ describe('determinism', () => {
   it('does not advance the clock while the routine runs or waits', async () => {
     const host = toolHost({ wait: () => later(null, 30) });
     const r = await sandbox.invoke(
-      invocation('export default async (input, tools) => { const a = Date.now(); for (let i = 0; i < 1e5; i++); await tools.wait(); return Date.now() - a; }', { tools: ['wait'] }),
+      invocation('export default async (input, tools) => { const a = Date.now(); for (let i = 0; i < 1e5; i++); await tools.wait(); return Date.now() - a; }', {
+        tools: ['wait'],
+      }),
       host,
     );
     expect(output(r)).toBe(0);
@@ -339,7 +350,10 @@ describe('errors', () => {
   it('reports an error raised in a supporting module at that module, with the body frame after it', async () => {
     const frontmatter = '---\nname: y\n---\n\n';
     const body = "import { check } from './lib/check.js';\n\nexport default function (input) {\n  return check(input);\n}\n";
-    const modules = [mdModule('routines/y.md', frontmatter, body), { path: 'routines/lib/check.js', source: 'export function check(v) {\n  if (!v) throw new TypeError("empty");\n  return v;\n}' }];
+    const modules = [
+      mdModule('routines/y.md', frontmatter, body),
+      { path: 'routines/lib/check.js', source: 'export function check(v) {\n  if (!v) throw new TypeError("empty");\n  return v;\n}' },
+    ];
     const e = failure(await sandbox.invoke({ ...invocation(''), modules, entry: 'routines/y.md', input: 0 }, noTools));
     expect(e.message).toBe('TypeError: empty');
     expect(e.location).toMatchObject({ file: 'routines/lib/check.js', line: 2 });
@@ -369,13 +383,17 @@ describe('errors', () => {
     expect(e).toMatchObject({ code: 'thrown', message: '{"reason":"no"}' });
   });
 
-  it('decodes VLQ mappings, negative deltas and multi-digit values included', () => {
+  it('maps through VLQ mappings, negative deltas and multi-digit values included, adding the distance from the segment', () => {
     // Source lines and columns carry over from line to line; generated columns restart.
-    expect(decodeMappings('AAAA;AACA,EAAE;AAeA')).toEqual([[[0, 0, 0, 0]], [[0, 0, 1, 0], [2, 0, 1, 2]], [[0, 0, 16, 2]]]);
-    expect(decodeMappings('AAgBC')).toEqual([[[0, 0, 16, 1]]]);
-    expect(decodeMappings('AAAA;AADD')).toEqual([[[0, 0, 0, 0]], [[0, 0, -1, -1]]]);
-    const map = { version: 3 as const, sources: ['a.md'], mappings: 'AAAA;AACA,IAAI' };
-    expect(originalPosition(map, 2, 7)).toEqual({ file: 'a.md', line: 2, column: 7 });
+    const map = { version: 3 as const, sources: ['a.md'], mappings: 'AAAA;AACA,EAAE;AAeA' };
+    expect(originalPosition(map, 2, 2)).toEqual({ file: 'a.md', line: 2, column: 2 });
+    expect(originalPosition(map, 2, 5)).toEqual({ file: 'a.md', line: 2, column: 5 });
+    expect(originalPosition(map, 3, 1)).toEqual({ file: 'a.md', line: 17, column: 3 });
+    expect(originalPosition({ ...map, mappings: 'AAgBC' }, 1, 1)).toEqual({ file: 'a.md', line: 17, column: 2 });
+    expect(originalPosition({ ...map, mappings: 'AAAA;AACA,IAAI' }, 2, 7)).toEqual({ file: 'a.md', line: 2, column: 7 });
+    // Before a line's first segment: that segment's own position; a line without one: none.
+    expect(originalPosition({ ...map, mappings: 'IAAI' }, 1, 2)).toEqual({ file: 'a.md', line: 1, column: 5 });
+    expect(originalPosition(map, 9, 1)).toBeUndefined();
   });
 });
 
@@ -418,7 +436,9 @@ describe('pool', () => {
     let ticks = 0;
     const interval = setInterval(() => ticks++, 10);
     try {
-      const e = failure(await sandbox.invoke(invocation('export default () => { for (;;) {} }', { limits: { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 500 } }), noTools));
+      const e = failure(
+        await sandbox.invoke(invocation('export default () => { for (;;) {} }', { limits: { ...DEFAULT_SANDBOX_LIMITS, cpuMs: 500 } }), noTools),
+      );
       expect(e.code).toBe('cpu');
     } finally {
       clearInterval(interval);
@@ -451,7 +471,9 @@ describe('pool', () => {
       };
       const limits = { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 10_000 };
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => pool.invoke(invocation('export default (input, tools) => tools.wait(input);', { input: i, tools: ['wait'], limits }), host)),
+        Array.from({ length: 10 }, (_, i) =>
+          pool.invoke(invocation('export default (input, tools) => tools.wait(input);', { input: i, tools: ['wait'], limits }), host),
+        ),
       );
       expect(results.map(output)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     } finally {

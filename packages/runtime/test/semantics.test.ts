@@ -17,7 +17,15 @@ afterAll(async () => {
 async function build(name: string, exports: string[], sources: Record<string, string>, requires: string[] = []): Promise<Bundle> {
   const dir = path.join(tmp, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json', name: `sem.${name}`, version: '1', extensions: { 'ai.strawberry.berry': { exports, ...(requires.length ? { requires } : {}) } } }));
+  writeFileSync(
+    path.join(dir, 'plugin.json'),
+    JSON.stringify({
+      $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
+      name: `sem.${name}`,
+      version: '1',
+      extensions: { 'ai.strawberry.berry': { exports, ...(requires.length ? { requires } : {}) } },
+    }),
+  );
   for (const [file, text] of Object.entries(sources)) writeFileSync(path.join(dir, file), text);
   const built = createCompiler({}).build(path.join(dir, 'plugin.json'));
   if (!built.ok || !built.bundle) throw new Error(JSON.stringify(built.diagnostics));
@@ -51,7 +59,7 @@ describe('RUN-12: permissions: tools and catalogs; catalog() (spec: "Code Tool d
     code(
       `discover.${permissions}`,
       `catalog: true\npermissions: ${permissions}\n`,
-      "export default async function (input, tools, context) { const listed = await context.catalog(); return { listed, callable: Object.keys(tools).sort() }; }",
+      'export default async function (input, tools, context) { const listed = await context.catalog(); return { listed, callable: Object.keys(tools).sort() }; }',
     );
 
   it('selects supplied non-contextual external tools with `tools`, no catalog supplier with `catalogs`; catalog() gives binding IDs and contract identities, never the readers', async () => {
@@ -65,7 +73,16 @@ describe('RUN-12: permissions: tools and catalogs; catalog() (spec: "Code Tool d
       status: 'completed',
       output: {
         callable: ['clock.now'],
-        listed: [{ name: 'clock.now', description: 'The time.', input: { type: 'object' }, output: { type: 'string' }, binding: 'clock.now', contract: expect.stringMatching(/^sha256-[0-9a-f]{64}$/) }],
+        listed: [
+          {
+            name: 'clock.now',
+            description: 'The time.',
+            input: { type: 'object' },
+            output: { type: 'string' },
+            binding: 'clock.now',
+            contract: expect.stringMatching(/^sha256-[0-9a-f]{64}$/),
+          },
+        ],
       },
     });
     const catalogs = await runtime.result((await runtime.start(preparation, { export: 'discover.catalogs' })).executionId);
@@ -74,7 +91,8 @@ describe('RUN-12: permissions: tools and catalogs; catalog() (spec: "Code Tool d
 });
 
 describe('RUN-6, CLS-3: classification results (spec: "Models")', () => {
-  const TRIAGE = '---\nname: triage\ndescription: Answers questions about a ticket.\nmodel:\n  select:\n    operation: classification\n---\nAnswer each question about the ticket.\n';
+  const TRIAGE =
+    '---\nname: triage\ndescription: Answers questions about a ticket.\nmodel:\n  select:\n    operation: classification\n---\nAnswer each question about the ticket.\n';
   const MOOD =
     '---\nname: mood\ndescription: The mood of a text.\nmodel:\n  select:\n    operation: classification\noutput:\n  type: object\n  propertyNames:\n    enum:\n      - calm\n      - upset\n      - unsure\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n---\nGive each mood its probability.\n';
 
@@ -93,15 +111,24 @@ describe('RUN-6, CLS-3: classification results (spec: "Models")', () => {
   it('without output: {state, questions} in, {answers, usage, metadata} out, every question answered', async () => {
     const input = { state: { ticket: 'Printer on fire' }, questions: { urgent: { kind: 'noul' }, team: { kind: 'choice', choices: ['it', 'facilities'] } } };
     const done = await classify({ answers: { urgent: true, team: 'facilities' }, metadata: { model: 'judge-1' } }, 'triage', input);
-    expect(done).toMatchObject({ status: 'completed', output: { answers: { urgent: true, team: 'facilities' }, usage: { inputTokens: 12, outputTokens: 3 }, metadata: { model: 'judge-1' } } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      output: { answers: { urgent: true, team: 'facilities' }, usage: { inputTokens: 12, outputTokens: 3 }, metadata: { model: 'judge-1' } },
+    });
     const partial = await classify({ answers: { urgent: true } }, 'triage', input);
-    expect(partial).toMatchObject({ status: 'failed', error: { code: 'invalid-output', message: 'Unexpected answers of `triage` for urgent, expected exactly one answer per question (team, urgent)' } });
+    expect(partial).toMatchObject({
+      status: 'failed',
+      error: { code: 'invalid-output', message: 'Unexpected answers of `triage` for urgent, expected exactly one answer per question (team, urgent)' },
+    });
     const bare = await classify({ answers: {} }, 'triage', { ticket: 'x' });
     expect(bare).toMatchObject({ status: 'failed', error: { code: 'invalid-input' } });
   });
 
   it('a distribution gives every choice its probability', async () => {
-    expect(await classify({ calm: 0.7, upset: 0.2, unsure: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({ status: 'completed', output: { calm: 0.7, upset: 0.2, unsure: 0.1 } });
+    expect(await classify({ calm: 0.7, upset: 0.2, unsure: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({
+      status: 'completed',
+      output: { calm: 0.7, upset: 0.2, unsure: 0.1 },
+    });
     expect(await classify({ calm: 0.9, upset: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({
       status: 'failed',
       error: { code: 'invalid-output', message: 'Unexpected distribution from `mood` without "unsure", expected every choice with its probability' },
@@ -111,16 +138,23 @@ describe('RUN-6, CLS-3: classification results (spec: "Models")', () => {
 
 describe('RUN-12, TPL-1: tools of included instructions (spec: "Double-brace source names include instructions at build time")', () => {
   it('are merged into the including routine offered tools, and must be granted', async () => {
-    const bundle = await build('includes', ['writer'], {
-      'rules.md': '---\nname: rules\ndescription: Shared rules.\ntools:\n  - clock.now\n---\nAlways state the time.\n',
-      'writer.md': '---\nname: writer\ndescription: Writes a note.\nmodel:\n  select:\n    operation: generation\n---\nWrite a note.\n\n{{ rules }}\n',
-    }, ['clock.now']);
+    const bundle = await build(
+      'includes',
+      ['writer'],
+      {
+        'rules.md': '---\nname: rules\ndescription: Shared rules.\ntools:\n  - clock.now\n---\nAlways state the time.\n',
+        'writer.md': '---\nname: writer\ndescription: Writes a note.\nmodel:\n  select:\n    operation: generation\n---\nWrite a note.\n\n{{ rules }}\n',
+      },
+      ['clock.now'],
+    );
     const offered: string[][] = [];
     const provider = {
       async generate(request: { tools: { name: string }[]; messages: { role: string; content?: string }[] }) {
         offered.push(request.tools.map((t) => t.name));
         const result = request.messages.find((m) => m.role === 'tool');
-        return result ? { text: `Noted at ${result.content}`, finish: 'stop' as const } : { toolCalls: [{ id: 't1', name: 'clock.now', input: {} }], finish: 'tool_calls' as const };
+        return result
+          ? { text: `Noted at ${result.content}`, finish: 'stop' as const }
+          : { toolCalls: [{ id: 't1', name: 'clock.now', input: {} }], finish: 'tool_calls' as const };
       },
     };
     const runtime = createRuntime({ providers: { p: provider }, tools: { 'clock.now': () => 'noon' } });

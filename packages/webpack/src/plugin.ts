@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { createCompiler, nodeHost, type BuildResult, type BundleFile, type Diagnostic, type PluginOptions as Options } from '@berrypack/compiler';
-import { createBuildMemo, isBerryImport, manifestForImport, readNormalized, renderImportModule, resolvePluginOptions } from '@berrypack/compiler/internal-adapter';
+import {
+  createBuildMemo,
+  isBerryImport,
+  manifestForImport,
+  readNormalized,
+  renderImportModule,
+  resolvePluginOptions,
+} from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
 import { displayPath, toWebpackError } from './to-webpack-error.js';
@@ -73,7 +80,9 @@ export function berrypack(options?: Options): WebpackPlugin {
           const file = loader.resourcePath;
           const manifest = manifestForImport(file, nodeHost);
           if (manifest === undefined) {
-            throw loaderError(`Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`);
+            throw loaderError(
+              `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,
+            );
           }
           const result = await build(manifest);
           // Before any error: the host watches what a failed module registered, so a fix recovers.
@@ -85,14 +94,21 @@ export function berrypack(options?: Options): WebpackPlugin {
           const failed = result.diagnostics.filter(fatal).length;
           if (failed > 0 || !result.bundle || !result.summary) {
             // The diagnostics themselves are reported by `finishModules`, once, with their positions.
-            const why = failed === 0 ? 'no bundle and no error diagnostic' : failed === 1 ? '1 error, reported with its position' : `${failed} errors, reported with their positions`;
+            const why =
+              failed === 0
+                ? 'no bundle and no error diagnostic'
+                : failed === 1
+                  ? '1 error, reported with its position'
+                  : `${failed} errors, reported with their positions`;
             throw loaderError(`Unexpected failed build of ${displayPath(manifest, context)}: ${why}`);
           }
           const name = JSON.stringify(result.bundle.fileName);
           const fileExpression = settings.emit ? `__webpack_public_path__ + ${name}` : name;
           const code = renderImportModule(result.summary, manifest, file, { fileExpression, namedExports: settings.namedExports });
           if (code === undefined) {
-            throw loaderError(`Unexpected import of ${displayPath(file, context)}, expected a routine source of package ${result.summary.name}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`);
+            throw loaderError(
+              `Unexpected import of ${displayPath(file, context)}, expected a routine source of package ${result.summary.name}: it is not under the package's \`sources\` directory (or lies in a dot-directory or node_modules)`,
+            );
           }
           return code;
         },

@@ -39,7 +39,13 @@ interface BuildSettings {
 }
 
 export function buildCommand(args: string[], io: CliIo): number | Promise<number> {
-  const { values, positionals } = parse(args, { 'out-dir': { type: 'string' }, version: { type: 'string' }, watch: { type: 'boolean' }, 'no-cache': { type: 'boolean' }, ...COMPILER_OPTIONS });
+  const { values, positionals } = parse(args, {
+    'out-dir': { type: 'string' },
+    version: { type: 'string' },
+    watch: { type: 'boolean' },
+    'no-cache': { type: 'boolean' },
+    ...COMPILER_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(BUILD_HELP);
     return 0;
@@ -55,7 +61,10 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
   const version = stringOption(values, 'version');
   const options = compilerOptions(io.cwd, values);
   // A one-shot build is served from the persistent cache when nothing it read has changed.
-  const cache = values.watch === true || values['no-cache'] === true ? undefined : BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
+  const cache =
+    values.watch === true || values['no-cache'] === true
+      ? undefined
+      : BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
   const cached = cache?.lookup();
   if (cached) {
     const result: BuildResult = { ok: true, diagnostics: cached.diagnostics, bundle: cached.bundle, summary: undefined, files: [], directories: [] };
@@ -79,7 +88,12 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
       return 1;
     }
     printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built');
-    if (cache && recorder) cache.store(result.bundle!, recorder.answers, result.diagnostics.filter((d) => d.severity !== 'error'));
+    if (cache && recorder)
+      cache.store(
+        result.bundle!,
+        recorder.stored(),
+        result.diagnostics.filter((d) => d.severity !== 'error'),
+      );
     return 0;
   });
 }
@@ -96,7 +110,10 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
   if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
   else {
     if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
-    if (format === 'text') io.stdout.write(verb === 'built' ? `built ${safe(shown)}${cached ? ' (from the cache)' : ''}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`);
+    if (format === 'text')
+      io.stdout.write(
+        verb === 'built' ? `built ${safe(shown)}${cached ? ' (from the cache)' : ''}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`,
+      );
   }
 }
 
@@ -144,7 +161,11 @@ function watch(settings: BuildSettings, manifest: string, build: () => BuildResu
     const colors = createColors(io.stdout, io.env);
     const summary = `${summaryLine(diagnostics, colors)}\n`;
     let report = '';
-    printDiagnostics({ ...io, stdout: { write: (s: string) => (report += s), ...(io.stdout.isTTY === undefined ? {} : { isTTY: io.stdout.isTTY }) } }, format, diagnostics);
+    printDiagnostics(
+      { ...io, stdout: { write: (s: string) => (report += s), ...(io.stdout.isTTY === undefined ? {} : { isTTY: io.stdout.isTTY }) } },
+      format,
+      diagnostics,
+    );
     if (report.endsWith(summary)) report = report.slice(0, -summary.length);
     const errors = count(diagnostics, 'error');
     const warnings = count(diagnostics, 'warning');

@@ -47,7 +47,8 @@ export async function chatCommand(args: string[], io: CliIo): Promise<number> {
         : (await runtime.start(preparation, target, input, { meta: { source: loaded.source } })).executionId;
     } catch (error) {
       if (error instanceof RuntimeError) {
-        if (entries) return out.failed({ executionId: null, status: 'failed', diagnostics: [], calls: [], error: { code: error.code, message: error.message } });
+        if (entries)
+          return out.failed({ executionId: null, status: 'failed', diagnostics: [], calls: [], error: { code: error.code, message: error.message } });
         throw new UsageError(error.message);
       }
       throw error;
@@ -188,17 +189,22 @@ class Printer {
 
   end(outcome: Outcome): number {
     if (this.json) {
-      const end = outcome.status === 'completed' ? { type: 'end', status: 'completed', output: outcome.output } : { type: 'end', status: 'failed', error: outcome.error };
+      const end =
+        outcome.status === 'completed' ? { type: 'end', status: 'completed', output: outcome.output } : { type: 'end', status: 'failed', error: outcome.error };
       this.io.stdout.write(`${JSON.stringify(end)}\n`);
     } else {
       if (outcome.status === 'failed') this.io.stdout.write(`✖ ${safe(outcome.error.code)}: ${safe(outcome.error.message)}\n`);
-      if (this.io.stderr.isTTY) this.io.stderr.write(`${safe(summarize({ status: outcome.status, executionId: outcome.executionId, calls: outcome.calls }))}\n`);
+      if (this.io.stderr.isTTY)
+        this.io.stderr.write(`${safe(summarize({ status: outcome.status, executionId: outcome.executionId, calls: outcome.calls }))}\n`);
     }
     return outcome.status === 'completed' ? 0 : 1;
   }
 
   failed(report: RunReport): number {
-    if (this.json) this.io.stdout.write(`${JSON.stringify({ type: 'end', status: 'failed', error: report.error, ...(report.diagnostics.length > 0 ? { diagnostics: report.diagnostics } : {}) })}\n`);
+    if (this.json)
+      this.io.stdout.write(
+        `${JSON.stringify({ type: 'end', status: 'failed', error: report.error, ...(report.diagnostics.length > 0 ? { diagnostics: report.diagnostics } : {}) })}\n`,
+      );
     else this.io.stdout.write(`✖ ${safe(report.error!.code)}: ${safe(report.error!.message)}\n`);
     return 1;
   }
@@ -214,7 +220,10 @@ function lineOf(event: Exclude<ExecutionEvent, { type: 'end' }>): Record<string,
 
 /** What a person reads of a published value: its text parts, data as JSON. */
 function textOf(value: unknown): string {
-  const parts = typeof value === 'object' && value !== null && Array.isArray((value as { parts?: unknown }).parts) ? (value as { parts: Record<string, unknown>[] }).parts : undefined;
+  const parts =
+    typeof value === 'object' && value !== null && Array.isArray((value as { parts?: unknown }).parts)
+      ? (value as { parts: Record<string, unknown>[] }).parts
+      : undefined;
   if (!parts) return typeof value === 'string' ? value : JSON.stringify(value);
   return parts.map((p) => (typeof p['text'] === 'string' ? p['text'] : JSON.stringify(p['data'] ?? p))).join('\n');
 }

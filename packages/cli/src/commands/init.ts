@@ -30,8 +30,17 @@ export function initCommand(args: string[], io: CliIo): number {
   }
   if (positionals.length > 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected at most one DIR (see berrypack init --help)`);
   const dir = path.resolve(io.cwd, positionals[0] ?? '.');
-  const name = stringOption(values, 'name') ?? `local.${path.basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'plugin'}`;
-  if (!PACKAGE_NAME.test(name)) throw new UsageError(`Unexpected --name ${name}, expected lowercase letters, digits and \`-\` in dot-separated segments, such as \`example.notebook\``);
+  const name =
+    stringOption(values, 'name') ??
+    `local.${
+      path
+        .basename(dir)
+        .toLowerCase()
+        .replace(/[^a-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'plugin'
+    }`;
+  if (!PACKAGE_NAME.test(name))
+    throw new UsageError(`Unexpected --name ${name}, expected lowercase letters, digits and \`-\` in dot-separated segments, such as \`example.notebook\``);
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`Unexpected DIR ${displayPath(dir, io.cwd)}: it is a file, expected a directory`);
   const taken = FILES.map(([file]) => file.split('/')[0]!).filter((first) => existsSync(path.join(dir, first)));
   if (taken.length > 0) {
@@ -42,12 +51,12 @@ export function initCommand(args: string[], io: CliIo): number {
   for (const [file, text] of FILES) writeFileSync(path.join(dir, file), text(name), { flag: 'wx' });
   const shown = displayPath(dir, io.cwd);
   const lines = [
-        `created ${shown}${before === 0 ? '' : ' (beside what was there)'}: ${FILES.map(([file]) => file).join(', ')}`,
-        '',
-        'Next:',
-        `  berrypack check ${shown}`,
-        `  berrypack build ${shown} --out-dir dist`,
-        `  berrypack run ${shown} --agent greeter --input '{"name":"Ada"}' --script ${path.posix.join(shown, 'answers.json')}`,
+    `created ${shown}${before === 0 ? '' : ' (beside what was there)'}: ${FILES.map(([file]) => file).join(', ')}`,
+    '',
+    'Next:',
+    `  berrypack check ${shown}`,
+    `  berrypack build ${shown} --out-dir dist`,
+    `  berrypack run ${shown} --agent greeter --input '{"name":"Ada"}' --script ${path.posix.join(shown, 'answers.json')}`,
   ];
   io.stdout.write(lines.map((line) => safe(line) + '\n').join(''));
   return 0;

@@ -47,7 +47,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
     return 1;
   }
   const content = loaded.bundle.content as unknown as Content;
-  const html = typeof values.html === 'string' ? writePage(path.resolve(io.cwd, values.html), loaded.bundle as { id: string; content: unknown }) : undefined;
+  const html = typeof values.html === 'string' ? writePage(path.resolve(io.cwd, values.html), loaded.bundle) : undefined;
   const byKind: Record<string, string[]> = {};
   for (const [name, source] of Object.entries(content.sources ?? {})) (byKind[source.kind ?? '?'] ??= []).push(name);
   const summary = {

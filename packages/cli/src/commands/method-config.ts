@@ -36,7 +36,8 @@ export function jsonArgument(cwd: string, value: string, option: string): { valu
 export function jsonObject(cwd: string, value: string | undefined, option: string): { value: Record<string, unknown>; recorded: string } | undefined {
   if (value === undefined) return undefined;
   const parsed = jsonArgument(cwd, value, option);
-  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) throw new UsageError(`Unexpected ${option}, expected a JSON object`);
+  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+    throw new UsageError(`Unexpected ${option}, expected a JSON object`);
   return parsed as { value: Record<string, unknown>; recorded: string };
 }
 

@@ -28,7 +28,17 @@ export function reportOf(run: MethodRun, diagnostics: Diagnostic[] = []): Method
 }
 
 const MARKS: Readonly<Record<string, string>> = {
-  passed: '✔', unchecked: '○', ambiguous: '?', skipped: '–', failed: '✖', stopped: '✖', waiting: '…', uncertain: '!', pending: '·', running: '▸', checking: '▸',
+  passed: '✔',
+  unchecked: '○',
+  ambiguous: '?',
+  skipped: '–',
+  failed: '✖',
+  stopped: '✖',
+  waiting: '…',
+  uncertain: '!',
+  pending: '·',
+  running: '▸',
+  checking: '▸',
 };
 
 const TITLES: Readonly<Record<MethodRun['pending'][number]['kind'], string>> = {
@@ -69,5 +79,9 @@ export function printMethodReport(io: CliIo, json: boolean, report: MethodReport
 }
 
 function indent(text: string): string {
-  return text.trimEnd().split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

@@ -50,7 +50,15 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const executionId = stringOption(values, 'execution');
   const headers = entries.filter((e) => e.type === 'execution');
   const header = executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === executionId);
-  if (!header) return fail(io, json, 'invalid-journal', executionId === undefined ? 'Missing an execution entry in the journal, expected one written by berrypack run --journal' : `Missing execution ${executionId} in the journal`);
+  if (!header)
+    return fail(
+      io,
+      json,
+      'invalid-journal',
+      executionId === undefined
+        ? 'Missing an execution entry in the journal, expected one written by berrypack run --journal'
+        : `Missing execution ${executionId} in the journal`,
+    );
   const recorded = (header.meta?.['source'] as { path?: unknown } | undefined)?.path;
   const bundleArg = stringOption(values, 'bundle') ?? (typeof recorded === 'string' ? recorded : undefined);
   if (bundleArg === undefined) throw new UsageError('Missing --bundle, expected the bundle or manifest of the recorded run (the journal does not name one)');

@@ -33,7 +33,12 @@ export function targetDirectory(cwd: string, arg: string): string {
  * `--timeout`/`--memory`. An invalid file fails the run (`invalid-runtime-yaml`, its message
  * starting with file:line:column) with its BP9010 diagnostic.
  */
-export function runSettings(cwd: string, directory: string, values: ParsedArgs['values'], flags: Partial<RuntimeLimits>): RunSettings | { failed: { code: string; message: string }; diagnostic: Diagnostic } {
+export function runSettings(
+  cwd: string,
+  directory: string,
+  values: ParsedArgs['values'],
+  flags: Partial<RuntimeLimits>,
+): RunSettings | { failed: { code: string; message: string }; diagnostic: Diagnostic } {
   const read = readRuntimeYaml(directory, cwd, stringOption(values, 'config'));
   if (!read.ok) return { failed: read.error, diagnostic: read.diagnostic };
   return { config: read.config, limits: { ...read.config.limits, ...flags } };
@@ -50,14 +55,22 @@ export function withConfigCatalog(values: ParsedArgs['values'], config: RuntimeC
  * order, with API keys from this process's environment; with no models configured, the
  * runtime's default (the scripted provider).
  */
-export function preparationOptions(settings: RunSettings, values: ParsedArgs['values'], env: Record<string, string>, script: Script | undefined): PrepareOptions {
+export function preparationOptions(
+  settings: RunSettings,
+  values: ParsedArgs['values'],
+  env: Record<string, string>,
+  script: Script | undefined,
+): PrepareOptions {
   const grants = grantsOf(settings, values);
   const options: PrepareOptions = { env, grants };
   if (script) return { ...options, models: { default: { provider: 'scripted', script } } };
   const { models, bind } = settings.config;
   if (Object.keys(models).length === 0) return options;
   const read = Object.fromEntries(
-    Object.entries(models).map(([key, { script: file, ...model }]) => [key, file === undefined ? model : { ...model, script: readScriptFile(file, `models.${key}.script`) }]),
+    Object.entries(models).map(([key, { script: file, ...model }]) => [
+      key,
+      file === undefined ? model : { ...model, script: readScriptFile(file, `models.${key}.script`) },
+    ]),
   );
   return { ...options, configured: { models: read, bind }, variables: process.env };
 }
@@ -79,7 +92,10 @@ export async function hostTools(config: RuntimeConfig, granted: readonly string[
   const configured = await createConfiguredTools(wanted, { variables: process.env });
   const user = config.user;
   const profile: ExternalTool = { description: 'The profile of the person this runtime works for (OpenID Connect claims).', invoke: () => user };
-  const catalog: ExternalTool = { description: 'Public metadata of this runtime: environments, resources, agents, sessions.', invoke: () => runtimeCatalog(bundle, config) };
+  const catalog: ExternalTool = {
+    description: 'Public metadata of this runtime: environments, resources, agents, sessions.',
+    invoke: () => runtimeCatalog(bundle, config),
+  };
   return { tools: { ...configured.tools, 'runtime.user.profile.read': profile, 'runtime.catalog.read': catalog }, close: configured.close };
 }
 

@@ -75,7 +75,12 @@ export async function loadTarget(cwd: string, arg: string, values: ParsedArgs['v
     const diagnostics = relativize(sortDiagnostics(built.diagnostics), cwd);
     if (!built.ok || !built.bundle) {
       const errors = diagnostics.filter((d) => d.severity === 'error').length;
-      return { failed: failedReport(null, diagnostics, { code: 'build-failed', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} building ${arg}, expected a package that builds` }) };
+      return {
+        failed: failedReport(null, diagnostics, {
+          code: 'build-failed',
+          message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} building ${arg}, expected a package that builds`,
+        }),
+      };
     }
     try {
       const bundle = await loadBundle(built.bundle.bytes, { blobs: built.bundle.blobs });
@@ -121,8 +126,15 @@ export interface RunSetup {
  * with a runtime made with `runtimeOptions` added. Usage errors throw; a bundle, runtime.yaml
  * or preparation that fails is `{failed}`. The caller closes the runtime.
  */
-export async function setUpRun(values: ParsedArgs['values'], positionals: string[], io: CliIo, command: string, runtimeOptions: (grants: string[]) => RuntimeOptions = () => ({})): Promise<RunSetup | { failed: RunReport }> {
-  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE_OR_MANIFEST (see berrypack ${command} --help)`);
+export async function setUpRun(
+  values: ParsedArgs['values'],
+  positionals: string[],
+  io: CliIo,
+  command: string,
+  runtimeOptions: (grants: string[]) => RuntimeOptions = () => ({}),
+): Promise<RunSetup | { failed: RunReport }> {
+  if (positionals.length !== 1)
+    throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one BUNDLE_OR_MANIFEST (see berrypack ${command} --help)`);
   const agent = stringOption(values, 'agent');
   const exported = stringOption(values, 'export');
   if ((agent === undefined) === (exported === undefined)) throw new UsageError('Unexpected arguments, expected exactly one of --agent ID or --export NAME');
@@ -148,9 +160,17 @@ export async function setUpRun(values: ParsedArgs['values'], positionals: string
   // The CLI's file session store (runtime.yaml `sessions`, default .berrypack/sessions beside the
   // manifest or bundle) serves $.session when the preparation grants its readers; nothing is written otherwise.
   const sessionsDir = settings.config.sessions ?? path.join(path.dirname(loaded.source.path), '.berrypack/sessions');
-  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: createFileSessionStore(sessionsDir) } : {};
+  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read')
+    ? { sessions: createFileSessionStore(sessionsDir) }
+    : {};
   const extra = runtimeOptions(grants);
-  const runtime = createRuntime({ limits: settings.limits, ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}), ...sessions, ...extra, tools: { ...host.tools, ...extra.tools } });
+  const runtime = createRuntime({
+    limits: settings.limits,
+    ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}),
+    ...sessions,
+    ...extra,
+    tools: { ...host.tools, ...extra.tools },
+  });
   // The configured tools' servers close with the runtime (run and chat close it).
   const closeRuntime = runtime.close.bind(runtime);
   const tools = host;
@@ -220,7 +240,12 @@ export function limitFlags(values: ParsedArgs['values']): Partial<RuntimeLimits>
   return limits;
 }
 
-export function failedReport(executionId: string | null, diagnostics: Diagnostic[], error: { code: string; message: string }, calls: CallRecord[] = []): RunReport {
+export function failedReport(
+  executionId: string | null,
+  diagnostics: Diagnostic[],
+  error: { code: string; message: string },
+  calls: CallRecord[] = [],
+): RunReport {
   return { executionId, status: 'failed', diagnostics, calls, error: { code: error.code, message: error.message } };
 }
 

@@ -98,7 +98,9 @@ export function renderTypes(summary: PackageSummary, manifestName = 'plugin.json
     out.push(`/** Input of \`${name}\` (${routine.path}).${fromDocument(routine.input)} */`);
     out.push(`export type ${input} = ${routine.input === undefined ? 'unknown' : schemaType(routine.input, '', undefined)};`);
     if (routine.output === undefined) {
-      out.push(`/** Output of \`${name}\`: ${routine.kind === 'model' ? 'without `output` a model routine answers text' : 'any JSON value (no `output` schema)'}. */`);
+      out.push(
+        `/** Output of \`${name}\`: ${routine.kind === 'model' ? 'without `output` a model routine answers text' : 'any JSON value (no `output` schema)'}. */`,
+      );
       out.push(`export type ${output} = ${routine.kind === 'model' ? 'string' : 'unknown'};`);
     } else {
       out.push(`/** Output of \`${name}\`.${fromDocument(routine.output)} */`);
@@ -109,7 +111,12 @@ export function renderTypes(summary: PackageSummary, manifestName = 'plugin.json
   }
   for (const [name, types] of own) {
     const received = receivedOutput(summary, own, name);
-    if (received !== types.output) out.push(`/** What a caller of \`${name}\` receives: the output at the end of its \`next\` chain. */`, `export type ${unique(`${pascalCase(name)}Result`)} = ${received};`, '');
+    if (received !== types.output)
+      out.push(
+        `/** What a caller of \`${name}\` receives: the output at the end of its \`next\` chain. */`,
+        `export type ${unique(`${pascalCase(name)}Result`)} = ${received};`,
+        '',
+      );
     entries.push(`  ${propertyKey(name)}: { input: ${types.input}; output: ${received} };`);
   }
   out.push('/** Every callable routine of the package by name, for typing calls through the runtime. */');
@@ -217,7 +224,8 @@ function objectType(schema: Json, indent: string, scope: DocumentScope | undefin
     lines.push(`${inner}[key: string]: ${extra.includes('unknown') ? 'unknown' : extra};`);
   }
   if (lines.length === 0) return 'Record<string, never>';
-  if (lines.length === 1 && !closed && Object.keys(properties).length === 0 && required.size === 0) return `Record<string, ${lines[0]!.slice(`${inner}[key: string]: `.length, -1)}>`;
+  if (lines.length === 1 && !closed && Object.keys(properties).length === 0 && required.size === 0)
+    return `Record<string, ${lines[0]!.slice(`${inner}[key: string]: `.length, -1)}>`;
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
 
@@ -232,7 +240,9 @@ function literal(value: unknown): string {
 }
 
 function fromDocument(schema: unknown): string {
-  return isObject(schema) && typeof schema.document === 'string' ? ' Translated from its independent JSON Schema `document`; `unknown` where it does not translate.' : '';
+  return isObject(schema) && typeof schema.document === 'string'
+    ? ' Translated from its independent JSON Schema `document`; `unknown` where it does not translate.'
+    : '';
 }
 
 function union(types: readonly string[]): string {

@@ -48,13 +48,18 @@ export function verifyCommand(args: string[], io: CliIo): number {
       return 1;
     }
     const identical = Buffer.compare(Buffer.from(ba.bundle.bytes), Buffer.from(bb.bundle.bytes)) === 0 && ba.bundle.id === first.bundle!.id;
-    const difference = identical ? undefined : firstDifference(JSON.parse(ba.bundle.text), JSON.parse(first.bundle!.text)) ?? firstDifference(JSON.parse(ba.bundle.text), JSON.parse(bb.bundle.text));
+    const difference = identical
+      ? undefined
+      : (firstDifference(JSON.parse(ba.bundle.text), JSON.parse(first.bundle!.text)) ??
+        firstDifference(JSON.parse(ba.bundle.text), JSON.parse(bb.bundle.text)));
     if (format === 'json') {
       io.stdout.write(JSON.stringify({ ok: identical, identical, id: first.bundle!.id, ...(difference ? { difference } : {}), diagnostics: [] }) + '\n');
     } else if (identical) {
       io.stdout.write(`✔ reproducible: two builds in different directories gave identical bytes\n  id ${first.bundle!.id}\n`);
     } else {
-      io.stdout.write(`✖ the builds differ${difference ? ` at ${safe(difference.path)}:\n  one:   ${safe(difference.a)}\n  other: ${safe(difference.b)}` : ''}\n`);
+      io.stdout.write(
+        `✖ the builds differ${difference ? ` at ${safe(difference.path)}:\n  one:   ${safe(difference.a)}\n  other: ${safe(difference.b)}` : ''}\n`,
+      );
     }
     return identical ? 0 : 1;
   } finally {

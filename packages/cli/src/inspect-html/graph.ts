@@ -64,7 +64,14 @@ export function routineGraph(content: BundleContent): RoutineGraph {
   const nodes = new Map<string, GraphNode>();
   for (const name of Object.keys(sources).sort(naturalCompare)) {
     const s = sources[name]!;
-    nodes.set(sourceId(name), { id: sourceId(name), label: name, kind: (s.kind as NodeKind) ?? 'instructions', agents: agentsOf.get(name) ?? [], exported: exported.has(name), visibility: s.visibility });
+    nodes.set(sourceId(name), {
+      id: sourceId(name),
+      label: name,
+      kind: (s.kind as NodeKind) ?? 'instructions',
+      agents: agentsOf.get(name) ?? [],
+      exported: exported.has(name),
+      visibility: s.visibility,
+    });
   }
   const extra = new Map<string, GraphNode>();
   const edges = new Map<string, GraphEdge>();
@@ -84,7 +91,8 @@ export function routineGraph(content: BundleContent): RoutineGraph {
     const from = sourceId(name);
     for (const tool of s.tools ?? []) link(from, nodeFor(tool.target), 'tools');
     // `includes` holds names: a routine of this package or an import's alias.
-    for (const inc of s.includes ?? []) link(from, nodeFor(sources[inc] || !imports.has(inc) ? { kind: 'source', name: inc } : { kind: 'import', alias: inc }), 'includes');
+    for (const inc of s.includes ?? [])
+      link(from, nodeFor(sources[inc] || !imports.has(inc) ? { kind: 'source', name: inc } : { kind: 'import', alias: inc }), 'includes');
     if (s.next) {
       link(from, nodeFor(s.next.to), 'next');
       for (const target of Object.values(s.next.cases ?? {})) link(from, nodeFor(target), 'next');

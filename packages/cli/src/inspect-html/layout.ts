@@ -105,10 +105,16 @@ export function squarify<T>(items: readonly T[], weight: (item: T) => number, wi
     let offset = 0;
     for (const item of r) {
       const length = (weight(item) * scale) / thickness;
-      cells.push(horizontal ? { item, x: rect.x, y: rect.y + offset, width: thickness, height: length } : { item, x: rect.x + offset, y: rect.y, width: length, height: thickness });
+      cells.push(
+        horizontal
+          ? { item, x: rect.x, y: rect.y + offset, width: thickness, height: length }
+          : { item, x: rect.x + offset, y: rect.y, width: length, height: thickness },
+      );
       offset += length;
     }
-    rect = horizontal ? { x: rect.x + thickness, y: rect.y, width: rect.width - thickness, height: rect.height } : { x: rect.x, y: rect.y + thickness, width: rect.width, height: rect.height - thickness };
+    rect = horizontal
+      ? { x: rect.x + thickness, y: rect.y, width: rect.width - thickness, height: rect.height }
+      : { x: rect.x, y: rect.y + thickness, width: rect.width, height: rect.height - thickness };
   };
   for (const item of sorted) {
     const side = Math.min(rect.width, rect.height);

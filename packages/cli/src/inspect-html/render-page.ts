@@ -84,7 +84,8 @@ function renderGraph(graph: RoutineGraph, layout: GraphLayout): string {
     return `<path class="edge e-${e.kind}" data-from="${esc(e.from)}" data-to="${esc(e.to)}" data-kind="${e.kind}" d="${d}" marker-end="url(#arrow-${e.kind})"><title>${esc(`${labels.get(e.from)} ${e.kind} ${labels.get(e.to)}`)}</title></path>`;
   });
   const markers = ['tools', 'next', 'includes', 'imports', 'refs', 'configure', 'route', 'summary'].map(
-    (k) => `<marker id="arrow-${k}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="e-${k}" style="fill: var(--e-${k})"/></marker>`,
+    (k) =>
+      `<marker id="arrow-${k}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="e-${k}" style="fill: var(--e-${k})"/></marker>`,
   );
   const nodes = graph.nodes.map((n) => {
     const { x, y } = at(n.id);
@@ -97,7 +98,9 @@ function renderGraph(graph: RoutineGraph, layout: GraphLayout): string {
 }
 
 function legend(): string {
-  const kinds = (['model', 'code', 'instructions', 'import', 'module', 'external'] as const).map((k) => `<li><span class="sw k-${k}"></span>${KIND_LABELS[k]}</li>`);
+  const kinds = (['model', 'code', 'instructions', 'import', 'module', 'external'] as const).map(
+    (k) => `<li><span class="sw k-${k}"></span>${KIND_LABELS[k]}</li>`,
+  );
   const edges = ['tools', 'next', 'includes', 'imports', 'refs', 'configure', 'route', 'summary'].map((k) => `<li><span class="ln e-${k}"></span>${k}</li>`);
   return `<ul class="legend" aria-label="Legend">${kinds.join('')}<li>★ agent entry</li><li>export: exported</li>${edges.join('')}</ul>`;
 }
@@ -117,8 +120,12 @@ function renderSizes(content: BundleContent): string {
   const rows = code.entries.map((e) => `<tr><td><code>${esc(e.path)}</code></td><td class="num">${fmt(e.size)}</td></tr>`);
   return `<p>Code: <strong>${fmt(code.total)}</strong> of ${fmt(code.limit)} bytes (${share.toFixed(share < 1 ? 2 : 1)} %)</p>
 <div class="meter" role="meter" aria-label="code size against the limit" aria-valuemin="0" aria-valuemax="${code.limit}" aria-valuenow="${code.total}"><div style="width:${share.toFixed(3)}%"></div></div>
-${cells.length ? `<div class="treemap" id="treemap" role="list" aria-label="Code size treemap: each area is proportional to a file's bytes">${cells.join('')}</div>
-<table><thead><tr><th>path</th><th class="num">bytes</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p class="empty">No code routines or modules.</p>'}`;
+${
+  cells.length
+    ? `<div class="treemap" id="treemap" role="list" aria-label="Code size treemap: each area is proportional to a file's bytes">${cells.join('')}</div>
+<table><thead><tr><th>path</th><th class="num">bytes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+    : '<p class="empty">No code routines or modules.</p>'
+}`;
 }
 
 interface NodeDetails {
@@ -144,7 +151,7 @@ function nodeDetails(content: BundleContent, graph: RoutineGraph): Record<string
     if (n.visibility) d.visibility = n.visibility;
     if (n.id === sourceId(n.label) && content.sources?.[n.label]) {
       const s = content.sources[n.label]!;
-      for (const key of ['title', 'description', 'path'] as const) if (typeof s[key] === 'string') d.facts.push([key, s[key] as string]);
+      for (const key of ['title', 'description', 'path'] as const) if (typeof s[key] === 'string') d.facts.push([key, s[key]]);
       const text = files.get(s.path as string)?.text;
       if (text !== undefined) Object.assign(d, splitSource(text));
       if (s.input !== undefined) d.input = s.input;
@@ -201,5 +208,8 @@ function esc(text: string): string {
 
 /** JSON that cannot close its `<script>` element or break a JavaScript parser. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

@@ -1,7 +1,35 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CodeActionKind, CompletionItemKind, MarkupKind, type CodeAction, type CompletionItem, type Diagnostic as LspDiagnostic, type Hover, type Location, type Position } from 'vscode-languageserver';
-import { ALL_KEYWORDS, entry, FIELD_VALUES, FIELDS, KEYWORDS_BY_TYPE, MANIFEST_FIELD_DOCS, NAME_VALUE_PATHS, namespaceOf, NESTED_KEYS, resolveName, ROUTINE_FIELD_DOCS, routineReferences, SCHEMA_TYPE_VALUES, toJson, type RoutineReference, type RoutineSource, type Target } from './compiler.js';
+import {
+  CodeActionKind,
+  CompletionItemKind,
+  MarkupKind,
+  type CodeAction,
+  type CompletionItem,
+  type Diagnostic as LspDiagnostic,
+  type Hover,
+  type Location,
+  type Position,
+} from 'vscode-languageserver';
+import {
+  ALL_KEYWORDS,
+  entry,
+  FIELD_VALUES,
+  FIELDS,
+  KEYWORDS_BY_TYPE,
+  MANIFEST_FIELD_DOCS,
+  NAME_VALUE_PATHS,
+  namespaceOf,
+  NESTED_KEYS,
+  resolveName,
+  ROUTINE_FIELD_DOCS,
+  routineReferences,
+  SCHEMA_TYPE_VALUES,
+  toJson,
+  type RoutineReference,
+  type RoutineSource,
+  type Target,
+} from './compiler.js';
 import { normalize, offsetAt, offsetRange } from './positions.js';
 import type { PackageIndex, Workspace } from './workspace.js';
 import { cursorContext, fenceLine, parentPath, siblingType, tablePath } from './yaml-context.js';
@@ -33,7 +61,15 @@ export function complete(ws: Workspace, file: string, position: Position): Compl
   if (ctx.where === 'key') {
     const lines = normalized.split('\n');
     const fence = fenceLine(lines);
-    const present = new Set(lines.slice(1, fence).flatMap((l, i) => (i + 1 !== ctx.line && parentPath(lines, i + 1, l.length - l.trimStart().length).join('.') === ctx.path.join('.') ? [/^\s*(?:- +)?([^\s:#]+):/.exec(l)?.[1] ?? ''] : [])));
+    const present = new Set(
+      lines
+        .slice(1, fence)
+        .flatMap((l, i) =>
+          i + 1 !== ctx.line && parentPath(lines, i + 1, l.length - l.trimStart().length).join('.') === ctx.path.join('.')
+            ? [/^\s*(?:- +)?([^\s:#]+):/.exec(l)?.[1] ?? '']
+            : [],
+        ),
+    );
     let keys: readonly string[];
     if (ctx.path.length === 0) {
       const kind = kindOf(normalized) ?? 'instructions';
@@ -48,8 +84,16 @@ export function complete(ws: Workspace, file: string, position: Position): Compl
     return keys
       .filter((k) => !present.has(k))
       .map((k, i) => {
-        const doc = inSchema ? `Native schema keyword${ctx.path.length ? '' : ''}.` : keyDoc(ctx.path.length ? `${at}.${k}`.replace(/^tools\.\*\./, 'tools.') : k);
-        return { label: k, kind: CompletionItemKind.Property, insertText: `${k}: `, sortText: String(i).padStart(3, '0'), ...(doc ? { documentation: { kind: MarkupKind.Markdown, value: doc } } : {}) };
+        const doc = inSchema
+          ? `Native schema keyword${ctx.path.length ? '' : ''}.`
+          : keyDoc(ctx.path.length ? `${at}.${k}`.replace(/^tools\.\*\./, 'tools.') : k);
+        return {
+          label: k,
+          kind: CompletionItemKind.Property,
+          insertText: `${k}: `,
+          sortText: String(i).padStart(3, '0'),
+          ...(doc ? { documentation: { kind: MarkupKind.Markdown, value: doc } } : {}),
+        };
       });
   }
   if (NAME_VALUE_PATHS.includes(at)) return names(ws, file, 'any');
@@ -86,7 +130,11 @@ function stringAt(r: RoutineSource, key: string): string | undefined {
 }
 
 /** The reference under the cursor, resolved by the one resolver (REF-2). */
-function referenceAt(ws: Workspace, file: string, position: Position): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined; routine?: RoutineSource } | undefined {
+function referenceAt(
+  ws: Workspace,
+  file: string,
+  position: Position,
+): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined; routine?: RoutineSource } | undefined {
   if (path.basename(file) === 'plugin.json') return manifestReferenceAt(ws, file, position);
   if (!file.endsWith('.md')) return undefined;
   const routine = ws.routine(file);
@@ -107,7 +155,11 @@ function referenceAt(ws: Workspace, file: string, position: Position): { ref: Ro
  * caller namespace (REF-3). Read from the text around the cursor, so it works while the JSON is
  * being edited.
  */
-function manifestReferenceAt(ws: Workspace, file: string, position: Position): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined } | undefined {
+function manifestReferenceAt(
+  ws: Workspace,
+  file: string,
+  position: Position,
+): { ref: RoutineReference; target: Target | undefined; index: PackageIndex | undefined } | undefined {
   const text = ws.text(file);
   const normalized = normalize(text);
   const offset = offsetAt(text, normalized, position);
@@ -119,7 +171,13 @@ function manifestReferenceAt(ws: Workspace, file: string, position: Position): {
     const exportsAt = before.lastIndexOf('"exports"');
     const inExports = exportsAt !== -1 && /^"exports"\s*:\s*\[[^\]]*$/.test(before.slice(exportsAt));
     if (!/"entry"\s*:\s*$/.test(before) && !inExports) return undefined;
-    const ref: RoutineReference = { name: m[1]!, role: inExports ? 'export' : 'entry', start: m.index + 1, end: m.index + m[0].length - 1, allowExternal: false };
+    const ref: RoutineReference = {
+      name: m[1]!,
+      role: inExports ? 'export' : 'entry',
+      start: m.index + 1,
+      end: m.index + m[0].length - 1,
+      allowExternal: false,
+    };
     const index = ws.index(file);
     const resolved = index && resolveName(index.table, ref.name, undefined);
     return { ref, target: resolved?.ok ? resolved.target : undefined, index };
@@ -156,11 +214,21 @@ export function hover(ws: Workspace, file: string, position: Position): Hover | 
     const text = ws.text(file);
     const range = offsetRange(text, normalize(text), found.ref.start, found.ref.end);
     const t = found.target;
-    if (!t) return { range, contents: { kind: MarkupKind.Markdown, value: `\`${found.ref.name}\`: no routine, import or external tool of this package has this name` } };
+    if (!t)
+      return {
+        range,
+        contents: { kind: MarkupKind.Markdown, value: `\`${found.ref.name}\`: no routine, import or external tool of this package has this name` },
+      };
     if (t.kind === 'source') return { range, contents: { kind: MarkupKind.Markdown, value: routineCard(found.index!.table.sources.get(t.name)!) } };
     if (t.kind === 'import') {
       const imp = found.index!.imports.get(t.alias);
-      return { range, contents: { kind: MarkupKind.Markdown, value: `**${t.alias}** (import${imp?.export ? ` of \`${imp.export}\`` : ''})${imp?.manifest ? `\n\nfrom \`${path.relative(path.dirname(found.index!.manifest), imp.manifest)}\`` : ''}` } };
+      return {
+        range,
+        contents: {
+          kind: MarkupKind.Markdown,
+          value: `**${t.alias}** (import${imp?.export ? ` of \`${imp.export}\`` : ''})${imp?.manifest ? `\n\nfrom \`${path.relative(path.dirname(found.index!.manifest), imp.manifest)}\`` : ''}`,
+        },
+      };
     }
     return { range, contents: { kind: MarkupKind.Markdown, value: `**${t.name}**: an external tool, provided by the host` } };
   }
@@ -187,7 +255,10 @@ function keyHover(ws: Workspace, file: string, position: Position): Hover | null
     const m = /"([^"]+)"\s*:/g;
     for (let x = m.exec(line); x; x = m.exec(line)) {
       if (position.character >= x.index && position.character <= x.index + x[1]!.length + 2 && MANIFEST_FIELD_DOCS[x[1]!]) {
-        return { contents: { kind: MarkupKind.Markdown, value: `**${x[1]}**: ${MANIFEST_FIELD_DOCS[x[1]!]}` }, range: { start: { line: position.line, character: x.index }, end: { line: position.line, character: x.index + x[1]!.length + 2 } } };
+        return {
+          contents: { kind: MarkupKind.Markdown, value: `**${x[1]}**: ${MANIFEST_FIELD_DOCS[x[1]!]}` },
+          range: { start: { line: position.line, character: x.index }, end: { line: position.line, character: x.index + x[1]!.length + 2 } },
+        };
       }
     }
     return null;
@@ -200,7 +271,12 @@ function keyHover(ws: Workspace, file: string, position: Position): Hover | null
   if (position.character < start || position.character > start + m[3]!.length) return null;
   const at = tablePath([...parentPath(lines, position.line, start), m[3]!]);
   const doc = ROUTINE_FIELD_DOCS[at] ?? ROUTINE_FIELD_DOCS[at.replace(/^tools\.\*\./, 'tools.')];
-  return doc ? { contents: { kind: MarkupKind.Markdown, value: `**${at}**: ${doc}` }, range: { start: { line: position.line, character: start }, end: { line: position.line, character: start + m[3]!.length } } } : null;
+  return doc
+    ? {
+        contents: { kind: MarkupKind.Markdown, value: `**${at}**: ${doc}` },
+        range: { start: { line: position.line, character: start }, end: { line: position.line, character: start + m[3]!.length } },
+      }
+    : null;
 }
 
 /** Quick fixes: quote a value caught by the colon-space trap (SRC-6), and each "did you mean" replacement. */
@@ -213,14 +289,28 @@ export function codeActions(ws: Workspace, file: string, diagnostics: LspDiagnos
     const written = (lines[d.range.start.line] ?? '').slice(d.range.start.character, d.range.end.character);
     const edit = (newText: string) => ({ changes: { [uri]: [{ range: d.range, newText }] } });
     if (d.code === 'BP1050' && written) {
-      actions.push({ title: 'Quote the value', kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: true, edit: edit(`'${written.replace(/'/g, "''")}'`) });
+      actions.push({
+        title: 'Quote the value',
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        isPreferred: true,
+        edit: edit(`'${written.replace(/'/g, "''")}'`),
+      });
       continue;
     }
     const hint = (d.data as { hint?: string } | undefined)?.hint;
     const guess = hint && /did you mean ([^?]+)\?/.exec(hint);
     if (!guess || !written) continue;
     const candidates = [...guess[1]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!);
-    candidates.forEach((c, i) => actions.push({ title: `Replace \`${written}\` with \`${c}\``, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: i === 0 && candidates.length === 1, edit: edit(c) }));
+    candidates.forEach((c, i) =>
+      actions.push({
+        title: `Replace \`${written}\` with \`${c}\``,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        isPreferred: i === 0 && candidates.length === 1,
+        edit: edit(c),
+      }),
+    );
   }
   return actions;
 }

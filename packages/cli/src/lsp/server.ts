@@ -22,7 +22,15 @@ export function toLspDiagnostic(d: Diagnostic, text: string, textOf: (file: stri
     message: `${d.message} (${d.rule})${d.hint ? `\nhint: ${d.hint}` : ''}`,
     data: { rule: d.rule, ...(d.hint ? { hint: d.hint } : {}) },
     ...(d.related?.length
-      ? { relatedInformation: d.related.map((r) => ({ location: { uri: pathToFileURL(r.file).href, range: diagnosticRange(textOf(r.file), { line: r.line, column: r.column, endLine: r.line, endColumn: r.column }) }, message: r.message })) }
+      ? {
+          relatedInformation: d.related.map((r) => ({
+            location: {
+              uri: pathToFileURL(r.file).href,
+              range: diagnosticRange(textOf(r.file), { line: r.line, column: r.column, endLine: r.line, endColumn: r.column }),
+            },
+            message: r.message,
+          })),
+        }
       : {}),
   };
 }
@@ -57,7 +65,10 @@ export function startServer(connection: Connection): void {
   };
   const schedule = (uri: string, delay: number) => {
     clearTimeout(timers.get(uri));
-    timers.set(uri, setTimeout(() => (timers.delete(uri), check(uri)), delay));
+    timers.set(
+      uri,
+      setTimeout(() => (timers.delete(uri), check(uri)), delay),
+    );
   };
 
   connection.onInitialize(() => ({
@@ -86,16 +97,18 @@ export function startServer(connection: Connection): void {
     if (file) ws.closeDocument(file);
   });
 
-  const guard = <T>(fallback: T, run: (file: string) => T) => (params: { textDocument: { uri: string } }): T => {
-    const file = fileOf(params.textDocument.uri);
-    if (!file) return fallback;
-    try {
-      return run(file);
-    } catch (error) {
-      connection.console.error(`berrypack: internal error: ${error instanceof Error ? error.message : String(error)}`);
-      return fallback;
-    }
-  };
+  const guard =
+    <T>(fallback: T, run: (file: string) => T) =>
+    (params: { textDocument: { uri: string } }): T => {
+      const file = fileOf(params.textDocument.uri);
+      if (!file) return fallback;
+      try {
+        return run(file);
+      } catch (error) {
+        connection.console.error(`berrypack: internal error: ${error instanceof Error ? error.message : String(error)}`);
+        return fallback;
+      }
+    };
   connection.onCompletion((p) => guard([], (f) => complete(ws, f, p.position))(p));
   connection.onHover((p) => guard(null, (f) => hover(ws, f, p.position))(p));
   connection.onDefinition((p) => guard([], (f) => definition(ws, f, p.position))(p));

@@ -1,6 +1,17 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { checkMethod, checkSource, createCompiler, findPackageManifest, isMethodFile, nodeHost, type CompilerHost, type Diagnostic, type NameTable, type RoutineSource } from './compiler.js';
+import {
+  checkMethod,
+  checkSource,
+  createCompiler,
+  findPackageManifest,
+  isMethodFile,
+  nodeHost,
+  type CompilerHost,
+  type Diagnostic,
+  type NameTable,
+  type RoutineSource,
+} from './compiler.js';
 import { normalize } from './positions.js';
 
 interface OpenDocument {
@@ -111,7 +122,8 @@ export class Workspace {
       if (!(previous && previous.length === files.length && previous.every((f, i) => f === files[i]))) this.packageFiles.set(manifest, files);
       for (const f of this.packageFiles.get(manifest)!) out.set(f, []);
       // A file the package does not discover (not saved yet, or skipped) is still checked on its own.
-      if (file !== manifest && !this.packageFiles.get(manifest)!.includes(file) && file.endsWith('.md')) diagnostics = [...diagnostics, ...checkSource(file, this.text(file)).diagnostics];
+      if (file !== manifest && !this.packageFiles.get(manifest)!.includes(file) && file.endsWith('.md'))
+        diagnostics = [...diagnostics, ...checkSource(file, this.text(file)).diagnostics];
     } else if (isMethodFile(file)) {
       diagnostics = checkMethod(file, this.text(file)).diagnostics;
     } else if (file.endsWith('.md')) {
@@ -180,7 +192,10 @@ export class Workspace {
       const ext = JSON.parse(normalize(this.text(manifest)))?.extensions?.['ai.strawberry.berry'] ?? {};
       for (const i of Array.isArray(ext.imports) ? ext.imports : []) {
         if (typeof i?.name !== 'string') continue;
-        imports.set(i.name, { ...(typeof i.manifest === 'string' ? { manifest: path.resolve(path.dirname(manifest), i.manifest) } : {}), ...(typeof i.export === 'string' ? { export: i.export } : {}) });
+        imports.set(i.name, {
+          ...(typeof i.manifest === 'string' ? { manifest: path.resolve(path.dirname(manifest), i.manifest) } : {}),
+          ...(typeof i.export === 'string' ? { export: i.export } : {}),
+        });
       }
       for (const r of Array.isArray(ext.requires) ? ext.requires : []) if (typeof r === 'string') externals.add(r);
     } catch {

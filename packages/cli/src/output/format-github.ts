@@ -5,7 +5,14 @@ export function formatGithub(diagnostics: readonly Diagnostic[]): string {
   return diagnostics
     .map((d) => {
       const kind = d.severity === 'error' ? 'error' : d.severity === 'warning' ? 'warning' : 'notice';
-      const props = [`file=${prop(d.file)}`, `line=${d.line}`, `col=${d.column}`, `endLine=${d.endLine}`, `endColumn=${d.endColumn}`, `title=${prop(`${d.code} ${d.rule}`)}`];
+      const props = [
+        `file=${prop(d.file)}`,
+        `line=${d.line}`,
+        `col=${d.column}`,
+        `endLine=${d.endLine}`,
+        `endColumn=${d.endColumn}`,
+        `title=${prop(`${d.code} ${d.rule}`)}`,
+      ];
       const message = d.hint ? `${d.message} (hint: ${d.hint})` : d.message;
       return `::${kind} ${props.join(',')}::${data(message)}\n`;
     })

@@ -94,13 +94,18 @@ function modelField(): Schema {
   (select.properties as Schema).funding = {};
   // Every other key of `model` is a setting (checked against a catalog at preparation), except
   // descriptors, `settings`, and keys that belong elsewhere.
-  const notSettings = [...new Set([...Object.keys(DESCRIPTORS), ...Object.keys(INFERRED), 'settings', ...SELECT_KEYS, ...ALL_FIELDS])].filter((k) => !STRUCTURE.includes(k));
+  const notSettings = [...new Set([...Object.keys(DESCRIPTORS), ...Object.keys(INFERRED), 'settings', ...SELECT_KEYS, ...ALL_FIELDS])].filter(
+    (k) => !STRUCTURE.includes(k),
+  );
   return {
     type: 'object',
     description: ROUTINE_FIELD_DOCS.model,
     properties: { select: { ...select, description: ROUTINE_FIELD_DOCS['model.select'] }, provider: nonempty, id: nonempty },
     propertyNames: { not: { enum: notSettings } },
-    oneOf: [{ required: ['select'], not: { anyOf: [{ required: ['provider'] }, { required: ['id'] }] } }, { required: ['provider', 'id'], not: { required: ['select'] } }],
+    oneOf: [
+      { required: ['select'], not: { anyOf: [{ required: ['provider'] }, { required: ['id'] }] } },
+      { required: ['provider', 'id'], not: { required: ['select'] } },
+    ],
   };
 }
 
@@ -126,12 +131,24 @@ function toolsField(): Schema {
 
 function nextField(): Schema {
   const target = { oneOf: [routineName, { type: 'null' }] };
-  const map = closed({ to: target, select: { type: 'string' }, cases: { type: 'object', minProperties: 1, additionalProperties: target }, input: {}, output: { type: 'boolean' } });
+  const map = closed({
+    to: target,
+    select: { type: 'string' },
+    cases: { type: 'object', minProperties: 1, additionalProperties: target },
+    input: {},
+    output: { type: 'boolean' },
+  });
   if (Object.keys(map.properties as Schema).join() !== NEXT_KEYS.join()) throw new Error('next keys drifted');
   return {
     oneOf: [
       routineName,
-      { ...map, oneOf: [{ required: ['to'], not: { anyOf: [{ required: ['select'] }, { required: ['cases'] }] } }, { required: ['select', 'cases'], not: { required: ['to'] } }] },
+      {
+        ...map,
+        oneOf: [
+          { required: ['to'], not: { anyOf: [{ required: ['select'] }, { required: ['cases'] }] } },
+          { required: ['select', 'cases'], not: { required: ['to'] } },
+        ],
+      },
     ],
   };
 }
@@ -151,7 +168,17 @@ function routineFieldSchemas(): Record<string, Schema> {
     permissions: { oneOf: [{ enum: [...PERMISSION_SELECTIONS] }, { type: 'array', uniqueItems: true, items: routineName }] },
     compaction: closed({ max_tokens: safeInteger(1), keep_turns: safeInteger(0), summary: routineName }, COMPACTION_KEYS.slice(0, 2)),
     port: {
-      ...closed({ input: { type: 'boolean' }, output: { type: 'boolean' }, limits: closed(keysOf(PORT_LIMIT_KEYS, () => safeInteger(1)), PORT_LIMIT_KEYS) }, PORT_KEYS),
+      ...closed(
+        {
+          input: { type: 'boolean' },
+          output: { type: 'boolean' },
+          limits: closed(
+            keysOf(PORT_LIMIT_KEYS, () => safeInteger(1)),
+            PORT_LIMIT_KEYS,
+          ),
+        },
+        PORT_KEYS,
+      ),
       not: { properties: { input: { const: false }, output: { const: false } } },
     },
     next: nextField(),
@@ -165,8 +192,16 @@ function routineFieldSchemas(): Record<string, Schema> {
 
 function kindSchema(kind: SourceKind, shapes: Record<string, Schema>): Schema {
   return {
-    ...closed(keysOf(FIELDS[kind], (f) => shapes[f]!), ['name', 'description', ...(kind === 'model' ? ['model'] : kind === 'code' ? ['language'] : [])]),
-    description: kind === 'instructions' ? 'Instructions: reusable text, no `model` and no `language`.' : kind === 'model' ? 'A model routine (it has `model`).' : 'A code routine (`language: javascript`).',
+    ...closed(
+      keysOf(FIELDS[kind], (f) => shapes[f]!),
+      ['name', 'description', ...(kind === 'model' ? ['model'] : kind === 'code' ? ['language'] : [])],
+    ),
+    description:
+      kind === 'instructions'
+        ? 'Instructions: reusable text, no `model` and no `language`.'
+        : kind === 'model'
+          ? 'A model routine (it has `model`).'
+          : 'A code routine (`language: javascript`).',
   };
 }
 
@@ -201,10 +236,18 @@ export function pluginSchema(): Schema {
     ['title', 'description', 'entry'],
   );
   const importItem = {
-    ...closed(keysOf(IMPORT_FIELDS, (k) => (k === 'name' || k === 'export' ? routineName : k === 'root' ? { type: 'string', pattern: DIGEST.source } : { type: 'string', minLength: 1 })), ['name']),
+    ...closed(
+      keysOf(IMPORT_FIELDS, (k) =>
+        k === 'name' || k === 'export' ? routineName : k === 'root' ? { type: 'string', pattern: DIGEST.source } : { type: 'string', minLength: 1 },
+      ),
+      ['name'],
+    ),
     oneOf: TARGETS.map((t) => ({ required: [t], not: { anyOf: TARGETS.filter((o) => o !== t).map((o) => ({ required: [o] })) } })),
   };
-  const resource = closed(keysOf(RESOURCE_FIELDS, (k) => (k === 'mimeType' ? { type: 'string', pattern: MEDIA_TYPE.source } : { type: 'string', minLength: 1 })), RESOURCE_FIELDS);
+  const resource = closed(
+    keysOf(RESOURCE_FIELDS, (k) => (k === 'mimeType' ? { type: 'string', pattern: MEDIA_TYPE.source } : { type: 'string', minLength: 1 })),
+    RESOURCE_FIELDS,
+  );
   const shapes: Record<string, Schema> = {
     agents: { type: 'object', propertyNames: routineName, additionalProperties: agent },
     exports: { type: 'array', items: routineName },

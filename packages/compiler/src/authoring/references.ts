@@ -23,7 +23,8 @@ export function routineReferences(routine: RoutineSource): RoutineReference[] {
   const out: RoutineReference[] = [];
   const fm = routine.frontmatter;
   const add = (node: YNode | undefined, role: ReferenceRole, allowExternal = false) => {
-    if (node?.kind === 'scalar' && typeof node.value === 'string' && !node.ref) out.push({ name: node.value, role, start: node.span.start, end: node.span.end, allowExternal });
+    if (node?.kind === 'scalar' && typeof node.value === 'string' && !node.ref)
+      out.push({ name: node.value, role, start: node.span.start, end: node.span.end, allowExternal });
   };
   const tools = entry(fm, 'tools')?.value;
   if (tools?.kind === 'seq') {

@@ -39,9 +39,7 @@ const INCLUDE: Place = {
   expected: 'the name of an instructions source or import',
   advice: (name) => {
     const root = name.split('.')[0] ?? name;
-    return (TEMPLATE_ROOTS as readonly string[]).includes(root) || root === 'output'
-      ? `did you mean the runtime template \`{{ $.${name} }}\`?`
-      : undefined;
+    return (TEMPLATE_ROOTS as readonly string[]).includes(root) || root === 'output' ? `did you mean the runtime template \`{{ $.${name} }}\`?` : undefined;
   },
 };
 
@@ -97,9 +95,16 @@ export function analyzeBody(ctx: ResolveContext, body: string, origin: BodyOrigi
       case 'env':
         if (ENV_NAME.test(item.name)) parts.push({ kind: 'env', name: item.name });
         else {
-          origin.site(item.at).reporter.report('BP2240', origin.site(item.at).span, `Unexpected env placeholder name \`${item.name}\`, expected letters, digits and \`_\`, not starting with a digit`, {
-            hint: 'write `{{ env.NAME }}`, such as `{{ env.API_BASE_URL }}`',
-          });
+          origin
+            .site(item.at)
+            .reporter.report(
+              'BP2240',
+              origin.site(item.at).span,
+              `Unexpected env placeholder name \`${item.name}\`, expected letters, digits and \`_\`, not starting with a digit`,
+              {
+                hint: 'write `{{ env.NAME }}`, such as `{{ env.API_BASE_URL }}`',
+              },
+            );
         }
         break;
       case 'invalid':
@@ -135,8 +140,14 @@ function includable(ctx: ResolveContext, written: string, target: Target, site: 
       alias?.kind === 'instructions'
         ? { what: `the imported instructions \`${target.alias}\` without a body`, hint: 'the import must export instructions with their text' }
         : alias?.kind === 'opaque'
-          ? { what: `the import \`${target.alias}\` without \`export\``, hint: `an import without \`export\` is opaque content: address it with \`!ref ${target.alias}\`` }
-          : { what: `the imported routine \`${target.alias}\``, hint: `only instructions are included into a body; to call \`${written}\`, list it in \`tools\`` };
+          ? {
+              what: `the import \`${target.alias}\` without \`export\``,
+              hint: `an import without \`export\` is opaque content: address it with \`!ref ${target.alias}\``,
+            }
+          : {
+              what: `the imported routine \`${target.alias}\``,
+              hint: `only instructions are included into a body; to call \`${written}\`, list it in \`tools\``,
+            };
   } else return false;
   site.reporter.report('BP2202', site.span, `Unexpected ${problem.what} in an include, expected instructions`, { hint: problem.hint });
   return false;

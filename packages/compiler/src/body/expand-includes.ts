@@ -99,9 +99,14 @@ export class IncludeExpander {
     if (this.stack.length >= MAX_INCLUDE_DEPTH) {
       if (!this.tooDeep) {
         this.tooDeep = true;
-        site.reporter.report('BP2205', site.span, `Unexpected include nested ${this.stack.length + 1} levels deep, expected at most ${MAX_INCLUDE_DEPTH} levels`, {
-          hint: 'include the shared instructions from fewer levels: a body can include several sources side by side',
-        });
+        site.reporter.report(
+          'BP2205',
+          site.span,
+          `Unexpected include nested ${this.stack.length + 1} levels deep, expected at most ${MAX_INCLUDE_DEPTH} levels`,
+          {
+            hint: 'include the shared instructions from fewer levels: a body can include several sources side by side',
+          },
+        );
       }
       return;
     }
@@ -126,7 +131,10 @@ export class IncludeExpander {
     const [first, ...rest] = edges;
     const includes = (i: number): string => `\`${names[i]}\` includes \`${names[(i + 1) % names.length]}\` here`;
     first!.reporter.report('BP2203', first!.span, `Unexpected include cycle ${path}, expected instructions that do not include themselves`, {
-      hint: names.length === 1 ? 'remove the include of the source in its own body' : 'remove one of these includes; text both need belongs in a third instructions source that each includes',
+      hint:
+        names.length === 1
+          ? 'remove the include of the source in its own body'
+          : 'remove one of these includes; text both need belongs in a third instructions source that each includes',
       related: rest.map((site, i) => site.reporter.locate(site.span, includes(i + 1))),
     });
   }

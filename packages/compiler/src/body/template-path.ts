@@ -30,7 +30,8 @@ export function checkTemplatePath(text: string): TemplatePath {
   const shown = `\`{{ ${text.length > 60 ? text.slice(0, 57) + '…' : text} }}\``;
   if (!parsed.ok) {
     const { error } = parsed;
-    const hint = error.kind === 'non-singular' ? 'only `.name`, `[\'name\']` and `[index]` segments are allowed: a template selects exactly one value' : undefined;
+    const hint =
+      error.kind === 'non-singular' ? "only `.name`, `['name']` and `[index]` segments are allowed: a template selects exactly one value" : undefined;
     return failure('BP1501', `${error.message}, in the runtime template ${shown}`, error.offset, error.length, hint);
   }
   const { segments } = parsed.path;
@@ -54,7 +55,10 @@ export function checkTemplatePath(text: string): TemplatePath {
     case 'session':
       return checkSession(segments, shown, refuse) ?? ok(segments[1]?.kind === 'name' && segments[1].name === 'state' ? READERS.state : READERS.session);
     case 'output':
-      return refuse(`Unexpected \`$.output\` in the runtime template ${shown}, ${expected}`, 'a routine has no output before it completes; a successor reads its predecessor\'s output through `$.input`');
+      return refuse(
+        `Unexpected \`$.output\` in the runtime template ${shown}, ${expected}`,
+        "a routine has no output before it completes; a successor reads its predecessor's output through `$.input`",
+      );
   }
   const guess = closest(first.name, TEMPLATE_ROOTS);
   return refuse(`Unexpected root \`${first.name}\` in the runtime template ${shown}, ${expected}`, guess ? `did you mean \`$.${guess}\`?` : undefined);
@@ -72,7 +76,11 @@ function checkParent(segments: PathSegment[], shown: string, refuse: Refuse): Te
   while (isName(segments[at], 'parent')) at++;
   const next = segments[at];
   const expected = 'expected `.input` or `.calls[i]` after `$.parent`';
-  if (!next) return refuse(`Unexpected end of ${shown}, ${expected}`, 'a parent exposes its input and its calls, such as `$.parent.input.goal` or `$.parent.calls[0].output`');
+  if (!next)
+    return refuse(
+      `Unexpected end of ${shown}, ${expected}`,
+      'a parent exposes its input and its calls, such as `$.parent.input.goal` or `$.parent.calls[0].output`',
+    );
   if (isName(next, 'input')) return undefined;
   if (isName(next, 'calls')) return checkCalls(segments, at + 1, shown, refuse);
   return refuse(`Unexpected ${describe(next)} in ${shown}, ${expected}`, 'a parent exposes its input and its calls, not private step state');
@@ -82,12 +90,18 @@ function checkParent(segments: PathSegment[], shown: string, refuse: Refuse): Te
 function checkCalls(segments: PathSegment[], at: number, shown: string, refuse: Refuse): TemplatePath | undefined {
   const index = segments[at];
   if (index?.kind !== 'index') {
-    return refuse(`Unexpected ${index ? describe(index) : 'end of path'} after \`calls\` in ${shown}, expected an index such as \`[0]\``, 'calls are selected by their recorded position; there is no lookup by tool name');
+    return refuse(
+      `Unexpected ${index ? describe(index) : 'end of path'} after \`calls\` in ${shown}, expected an index such as \`[0]\``,
+      'calls are selected by their recorded position; there is no lookup by tool name',
+    );
   }
   const field = segments[at + 1];
   if (field === undefined || (field.kind === 'name' && (CALL_FIELDS as readonly string[]).includes(field.name))) return undefined;
   const guess = field.kind === 'name' ? closest(field.name, CALL_FIELDS) : undefined;
-  return refuse(`Unexpected ${describe(field)} after \`calls[${index.index}]\` in ${shown}, expected one of ${quoteList(CALL_FIELDS)}`, guess ? `did you mean \`.${guess}\`?` : undefined);
+  return refuse(
+    `Unexpected ${describe(field)} after \`calls[${index.index}]\` in ${shown}, expected one of ${quoteList(CALL_FIELDS)}`,
+    guess ? `did you mean \`.${guess}\`?` : undefined,
+  );
 }
 
 /** `$.session…`, where `state` must go on to `.KEY.value` or `.KEY.version`. */
@@ -96,9 +110,13 @@ function checkSession(segments: PathSegment[], shown: string, refuse: Refuse): T
   const key = segments[2];
   const field = segments[3];
   const hint = 'select a versioned State key as `$.session.state.KEY.value` or `.version` (bracket notation for keys with punctuation)';
-  if (key?.kind !== 'name') return refuse(`Unexpected ${key ? describe(key) : 'end of path'} after \`$.session.state\` in ${shown}, expected a State key`, hint);
+  if (key?.kind !== 'name')
+    return refuse(`Unexpected ${key ? describe(key) : 'end of path'} after \`$.session.state\` in ${shown}, expected a State key`, hint);
   if (field?.kind === 'name' && (STATE_FIELDS as readonly string[]).includes(field.name)) return undefined;
-  return refuse(`Unexpected ${field ? describe(field) : 'end of path'} after the State key \`${key.name}\` in ${shown}, expected \`.value\` or \`.version\``, hint);
+  return refuse(
+    `Unexpected ${field ? describe(field) : 'end of path'} after the State key \`${key.name}\` in ${shown}, expected \`.value\` or \`.version\``,
+    hint,
+  );
 }
 
 function isName(segment: PathSegment | undefined, name: string): boolean {
@@ -123,7 +141,9 @@ export function inputMayBeMissing(path: SingularPath, input: YNode | undefined):
     const segment = segments[level]!;
     const type = schema && scalar(schema, 'type');
     if (!schema || (type !== 'object' && type !== 'array')) {
-      return level === 0 ? `the input schema is not ${segment.kind === 'name' ? 'an object' : 'an array'} schema with that ${segment.kind === 'name' ? 'property required' : 'many items'}` : undefined;
+      return level === 0
+        ? `the input schema is not ${segment.kind === 'name' ? 'an object' : 'an array'} schema with that ${segment.kind === 'name' ? 'property required' : 'many items'}`
+        : undefined;
     }
     if (segment.kind === 'name') {
       if (type !== 'object') return `the input schema at that level is an array, not an object`;

@@ -7,6 +7,7 @@
  * `Array#sort` does) and refusing everything JSON.stringify would silently drop or coerce,
  * because a bundle must hold exactly the value that was built.
  */
+import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 
 /**
  * Text that is already canonical JSON, spliced into the output verbatim. The assembler keeps
@@ -49,12 +50,6 @@ export class RawJson {
 export const MAX_JSON_DEPTH = 1000;
 
 /**
- * With the `u` flag a well-formed surrogate pair is one code point outside this range, so
- * only lone surrogates match (I-JSON, RFC 7493, forbids them).
- */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/**
  * A lone-surrogate escape (`\ud800` to `\udfff`) in JSON text: an odd run of backslashes before
  * `ud8` to `udf`. After an even run (`C:\\udir`) the backslashes are escaped text, not an escape.
  */
@@ -84,7 +79,7 @@ class Refusal {
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return value instanceof RawJson ? value.text : fastCanonicalJson(value) ?? serialize(value, 0);
+    return value instanceof RawJson ? value.text : (fastCanonicalJson(value) ?? serialize(value, 0));
   } catch (error) {
     if (error instanceof Refusal) {
       throw new TypeError(`Unexpected ${error.found} at ${formatJsonPath(error.segments.reverse())}, expected ${error.expected}`);
@@ -142,7 +137,7 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
   out.push('{');
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (object[key] === undefined || LONE_SURROGATE.test(key)) {
+    if (object[key] === undefined || !key.isWellFormed()) {
       out.length = 0;
       out.push(canonicalJson(value));
       return;
@@ -408,19 +403,19 @@ function serializeObject(object: Record<string, unknown>, depth: number): string
 function quote(text: string): string {
   const quoted = JSON.stringify(text);
   // Well-formed JSON.stringify writes a lone surrogate as a lowercase `\udxxx` escape, so
-  // the regular expression runs only when the output contains one (or a literal `\ud`).
-  if (quoted.includes('\\ud') && LONE_SURROGATE.test(text)) throw loneSurrogate(text, 'a string');
+  // the whole text is checked only when the output contains one (or a literal `\ud`).
+  if (quoted.includes('\\ud') && !text.isWellFormed()) throw loneSurrogate(text, 'a string');
   return quoted;
 }
 
 function quoteKey(key: string): string {
   const quoted = JSON.stringify(key);
-  if (quoted.includes('\\ud') && LONE_SURROGATE.test(key)) throw loneSurrogate(key, 'a property name');
+  if (quoted.includes('\\ud') && !key.isWellFormed()) throw loneSurrogate(key, 'a property name');
   return quoted;
 }
 
 function loneSurrogate(text: string, where: string): Refusal {
-  const unit = text.charCodeAt(text.search(LONE_SURROGATE));
+  const unit = text.charCodeAt(firstLoneSurrogate(text));
   return new Refusal(`lone surrogate U+${unit.toString(16).toUpperCase()} in ${where}`, 'well-formed Unicode (I-JSON)');
 }
 
@@ -440,8 +435,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `$.a[2]["b c"]`; a very long path keeps its two ends, which are what a reader looks for. */
 function formatJsonPath(segments: readonly (string | number)[]): string {
-  const shown =
-    segments.length > 24 ? [...segments.slice(0, 12), null, ...segments.slice(-12)] : segments;
+  const shown = segments.length > 24 ? [...segments.slice(0, 12), null, ...segments.slice(-12)] : segments;
   let out = '$';
   for (const segment of shown) {
     if (segment === null) out += `…(${segments.length - 24} more)…`;

@@ -36,11 +36,7 @@ const TAIL_LENGTH = `,"format":"${BUNDLE_FORMAT}","id":"sha256-${'0'.repeat(64)}
  * @throws TypeError when `content` is not a JSON object (see `canonicalJson`), the plugin name is
  *   not a valid package name, or a blob key is not 64 lowercase hex digits.
  */
-export function createBundle(
-  pluginName: string,
-  content: unknown,
-  blobs: ReadonlyMap<string, Uint8Array> = new Map(),
-): BundleFile {
+export function createBundle(pluginName: string, content: unknown, blobs: ReadonlyMap<string, Uint8Array> = new Map()): BundleFile {
   const pieces = canonicalPieces(content);
   const first = pieces[0];
   // A loader reads `content.files` and `content.resources`; only an object can carry them.

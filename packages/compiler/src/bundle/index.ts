@@ -2,5 +2,14 @@
 export { canonicalJson, RawJson } from './canonical-json.js';
 export { digestOf, isDigest, sha256Hex } from './digest.js';
 export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './envelope.js';
-export { readBundle, verifyBlob, type BundleContent, type BundleError, type BundleFileEntry, type BundleResource, type LoadedBundle, type ReadBundleResult } from './read-bundle.js';
+export {
+  readBundle,
+  verifyBlob,
+  type BundleContent,
+  type BundleError,
+  type BundleFileEntry,
+  type BundleResource,
+  type LoadedBundle,
+  type ReadBundleResult,
+} from './read-bundle.js';
 export { loadBundleFile, writeBundle } from './write-bundle.js';

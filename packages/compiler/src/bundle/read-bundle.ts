@@ -3,6 +3,7 @@ import type { BundleCode } from '../diagnostics/codes/bundle.js';
 import { canonicalJson } from './canonical-json.js';
 import { isDigest, sha256Hex } from './digest.js';
 import { BUNDLE_FORMAT } from './envelope.js';
+import { firstInvalidUtf8 } from '../text/first-invalid-utf8.js';
 
 /** An inline text file of the bundle (a source, a code module, the manifest). */
 export interface BundleFileEntry {
@@ -134,11 +135,17 @@ export function readBundle(input: Uint8Array, options: ReadBundleOptions = {}): 
  */
 export function verifyBlob(resource: BundleResource, bytes: Uint8Array): BundleError | undefined {
   if (bytes.length !== resource.size) {
-    return refuse('BP4015', `Unexpected size ${bytes.length} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.size}: the blob was changed or replaced`).error;
+    return refuse(
+      'BP4015',
+      `Unexpected size ${bytes.length} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.size}: the blob was changed or replaced`,
+    ).error;
   }
   const digest = `sha256-${sha256Hex(bytes)}`;
   if (digest !== resource.digest) {
-    return refuse('BP4015', `Unexpected digest ${digest} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.digest}: the blob was changed or replaced`).error;
+    return refuse(
+      'BP4015',
+      `Unexpected digest ${digest} for the blob of resource ${JSON.stringify(resource.uri)}, expected ${resource.digest}: the blob was changed or replaced`,
+    ).error;
   }
   return undefined;
 }
@@ -183,7 +190,10 @@ function checkEnvelope(parsed: unknown): Envelope {
     if (version !== null && Number(version[1]) > 1) {
       throw refuse('BP4006', `Unexpected format ${format}, expected ${BUNDLE_FORMAT}: the bundle was written by a newer berrypack; upgrade to load it`);
     }
-    throw refuse('BP4005', `Unexpected format ${format === undefined ? '(none)' : JSON.stringify(format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}: this is not a berrypack bundle`);
+    throw refuse(
+      'BP4005',
+      `Unexpected format ${format === undefined ? '(none)' : JSON.stringify(format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}: this is not a berrypack bundle`,
+    );
   }
   for (const key of Object.keys(parsed)) {
     if (key !== 'content' && key !== 'format' && key !== 'id') {
@@ -196,9 +206,12 @@ function checkEnvelope(parsed: unknown): Envelope {
   if (!isObject(content)) throw refuse('BP4004', `Unexpected ${kindOf(content)} as content, expected an object`);
   const id = parsed['id'];
   if (!isDigest(id)) {
-    throw refuse('BP4007', `Unexpected id ${typeof id === 'string' ? JSON.stringify(abbreviate(id, 80)) : kindOf(id)}, expected sha256- and 64 lowercase hex digits`);
+    throw refuse(
+      'BP4007',
+      `Unexpected id ${typeof id === 'string' ? JSON.stringify(abbreviate(id, 80)) : kindOf(id)}, expected sha256- and 64 lowercase hex digits`,
+    );
   }
-  return { id, content: content as BundleContent };
+  return { id, content: content };
 }
 
 function checkCanonical(parsed: unknown, text: string): void {
@@ -234,19 +247,22 @@ function checkFiles(content: BundleContent): void {
     const bytes = encoder.encode(text);
     const name = `${where} (${JSON.stringify(file.path)})`;
     if (bytes.length !== file.size) {
-      throw refuse('BP4012', `Unexpected size ${file.size} for ${name}, expected ${bytes.length} (the UTF-8 length of its text): the file was changed after it was built`);
+      throw refuse(
+        'BP4012',
+        `Unexpected size ${file.size} for ${name}, expected ${bytes.length} (the UTF-8 length of its text): the file was changed after it was built`,
+      );
     }
     const digest = `sha256-${sha256Hex(bytes)}`;
     if (digest !== file.digest) {
-      throw refuse('BP4012', `Unexpected digest ${file.digest} for ${name}, expected ${digest} (the digest of its text): the file was changed after it was built`);
+      throw refuse(
+        'BP4012',
+        `Unexpected digest ${file.digest} for ${name}, expected ${digest} (the digest of its text): the file was changed after it was built`,
+      );
     }
   }
 }
 
-function checkResources(
-  content: BundleContent,
-  readBlob: ((hex: string) => Uint8Array | undefined) | undefined,
-): Map<string, Uint8Array> {
+function checkResources(content: BundleContent, readBlob: ((hex: string) => Uint8Array | undefined) | undefined): Map<string, Uint8Array> {
   const blobs = new Map<string, Uint8Array>();
   if (!('resources' in content)) return blobs;
   const resources: unknown = content.resources;
@@ -324,35 +340,4 @@ function snippet(text: string, at: number): string {
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Byte offset of the first sequence a strict decoder refuses (overlong, surrogate, truncated). */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) low = 0xa0;
-      if (b === 0xed) high = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) low = 0x90;
-      if (b === 0xf4) high = 0x8f;
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i;
-    }
-    i += need + 1;
-  }
-  return i;
 }

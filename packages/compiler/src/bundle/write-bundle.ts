@@ -1,6 +1,20 @@
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSha256Hex } from './digest.js';
@@ -91,7 +105,13 @@ function readRegularFile(file: string): Uint8Array {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) {
-      const kind = stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'a special file';
+      const kind = stat.isDirectory()
+        ? 'a directory'
+        : stat.isFIFO()
+          ? 'a FIFO'
+          : stat.isCharacterDevice() || stat.isBlockDevice()
+            ? 'a device'
+            : 'a special file';
       throw Object.assign(new Error(`${kind} (not a regular file)`), { code: 'ENOTREG' });
     }
     return readFileSync(fd);

@@ -90,10 +90,16 @@ function checkBinding(id: Identifier, at: Span, scopes: ScopeAnalysis, cr: CodeR
       });
       return undefined;
     }
-    cr.report('BP3013', at, `Unexpected \`${id.name}\`, bound to ${describe(init)}, as the default export, expected a function`, { hint: `write ${SHAPE}`, related });
+    cr.report('BP3013', at, `Unexpected \`${id.name}\`, bound to ${describe(init)}, as the default export, expected a function`, {
+      hint: `write ${SHAPE}`,
+      related,
+    });
     return undefined;
   }
-  cr.report('BP3013', at, `Unexpected \`${id.name}\` as the default export, expected a function declaration or a \`const\` bound to a function`, { hint: `write ${SHAPE}`, related });
+  cr.report('BP3013', at, `Unexpected \`${id.name}\` as the default export, expected a function declaration or a \`const\` bound to a function`, {
+    hint: `write ${SHAPE}`,
+    related,
+  });
   return undefined;
 }
 

@@ -4,12 +4,16 @@ import { freeReferences, type ScopeAnalysis } from './scope.js';
 
 /** CODE-5: globals of Node, browsers and other hosts that portable code must not touch. */
 export const HOST_GLOBALS: ReadonlyMap<string, string> = new Map([
-  ...['process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'Buffer'].map((n) => [n, 'Node globals do not exist in portable code'] as const),
-  ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((n) => [n, 'external IO goes through a declared tool: `await tools[\'name\'](input)`'] as const),
+  ...['process', 'require', 'module', 'exports', '__dirname', '__filename', 'global', 'Buffer'].map(
+    (n) => [n, 'Node globals do not exist in portable code'] as const,
+  ),
+  ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((n) => [n, "external IO goes through a declared tool: `await tools['name'](input)`"] as const),
   ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask'].map(
     (n) => [n, 'there are no timers: code runs to completion and waits only on tool calls'] as const,
   ),
-  ...['Deno', 'Bun', 'importScripts', 'Worker', 'SharedArrayBuffer', 'Atomics'].map((n) => [n, 'host runtimes, workers and shared memory do not exist in portable code'] as const),
+  ...['Deno', 'Bun', 'importScripts', 'Worker', 'SharedArrayBuffer', 'Atomics'].map(
+    (n) => [n, 'host runtimes, workers and shared memory do not exist in portable code'] as const,
+  ),
   ...['WeakRef', 'FinalizationRegistry'].map((n) => [n, 'garbage-collection timing differs between runs, so replay would diverge'] as const),
 ]);
 

@@ -6,9 +6,14 @@ import type { CodeReporter } from './code-reporter.js';
 export function checkModuleSyntax(program: Program, cr: CodeReporter, role: 'body' | 'module'): void {
   forEachNode(program, (node, insideFunction) => {
     if (node.type === 'AwaitExpression' && !insideFunction) {
-      cr.report('BP3020', { start: node.start, end: node.start + 'await'.length }, `Unexpected top-level \`await\`, expected \`await\` only inside ${role === 'body' ? 'the default-exported function' : 'functions'}`, {
-        hint: 'move the work into the function: modules are loaded before the routine runs and must not wait',
-      });
+      cr.report(
+        'BP3020',
+        { start: node.start, end: node.start + 'await'.length },
+        `Unexpected top-level \`await\`, expected \`await\` only inside ${role === 'body' ? 'the default-exported function' : 'functions'}`,
+        {
+          hint: 'move the work into the function: modules are loaded before the routine runs and must not wait',
+        },
+      );
     } else if (node.type === 'ForOfStatement' && node.await && !insideFunction) {
       cr.report('BP3020', cr.head(node), 'Unexpected top-level `for await`, expected `for await` only inside functions', {
         hint: 'move the loop into the function: modules are loaded before the routine runs and must not wait',

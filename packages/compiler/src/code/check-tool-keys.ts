@@ -44,7 +44,7 @@ function checkMember(member: MemberExpression, check: ToolCheck): void {
   // tools.notes.compose reads `notes`, then `compose`: find the declared dotted name it meant.
   const keys = [key];
   const members: Node[] = [member];
-  for (let at: Node = member; ; ) {
+  for (let at: Node = member; ;) {
     const parent = check.scopes.parents.get(at);
     if (parent?.type !== 'MemberExpression' || parent.object !== at) break;
     const next = staticMemberKey(parent);
@@ -58,7 +58,13 @@ function checkMember(member: MemberExpression, check: ToolCheck): void {
     if (!check.declared.has(dotted)) continue;
     const span = { start: member.start, end: members[n - 1]!.end };
     const base = check.cr.slice({ start: member.object.start, end: member.object.end });
-    report(check, span, key, `Unexpected \`${check.cr.slice(span)}\`, expected \`${base}['${dotted}']\`: tool keys are the literal declared names, not nested objects`, `write ${base}['${dotted}']`);
+    report(
+      check,
+      span,
+      key,
+      `Unexpected \`${check.cr.slice(span)}\`, expected \`${base}['${dotted}']\`: tool keys are the literal declared names, not nested objects`,
+      `write ${base}['${dotted}']`,
+    );
     return;
   }
   report(check, member, key);
@@ -71,9 +77,17 @@ function checkPattern(pattern: ObjectPattern, check: ToolCheck): void {
     if (key === undefined || check.declared.has(key)) continue;
     const inner = prop.value.type === 'AssignmentPattern' ? prop.value.left : prop.value;
     if (inner.type === 'ObjectPattern') {
-      const nested = inner.properties.map((p) => (p.type === 'Property' ? staticPropertyKey(p) : undefined)).find((k) => k !== undefined && check.declared.has(`${key}.${k}`));
+      const nested = inner.properties
+        .map((p) => (p.type === 'Property' ? staticPropertyKey(p) : undefined))
+        .find((k) => k !== undefined && check.declared.has(`${key}.${k}`));
       if (nested !== undefined) {
-        report(check, prop.key, key, `Unexpected nested \`${key}\` in the destructured tools, expected the literal name \`${key}.${nested}\``, `write { '${key}.${nested}': ${nested} }`);
+        report(
+          check,
+          prop.key,
+          key,
+          `Unexpected nested \`${key}\` in the destructured tools, expected the literal name \`${key}.${nested}\``,
+          `write { '${key}.${nested}': ${nested} }`,
+        );
         continue;
       }
     }
@@ -86,6 +100,10 @@ function report(check: ToolCheck, span: Span, key: string, message?: string, hin
   const expected = names.length === 0 ? ': the routine declares no tools' : `, expected a declared tool: ${quoteList(names)}`;
   const guess = closest(key, names);
   check.cr.report('BP3060', span, message ?? `Unexpected tool \`${key}\`${expected}`, {
-    hint: hint ?? (guess !== undefined ? `did you mean \`${guess}\`?` : 'declare it under `tools` in the frontmatter, or set `catalog: true` to call tools discovered at run time'),
+    hint:
+      hint ??
+      (guess !== undefined
+        ? `did you mean \`${guess}\`?`
+        : 'declare it under `tools` in the frontmatter, or set `catalog: true` to call tools discovered at run time'),
   });
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../bundle/digest.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { checkHostGlobals } from './check-host-globals.js';
@@ -51,7 +51,7 @@ export class CodeCache {
   }
 
   analyze(file: string, text: string): ModuleAnalysis {
-    const hash = createHash('sha256').update(text).digest('hex');
+    const hash = sha256Hex(text);
     const cached = this.#entries.get(file);
     if (cached?.hash === hash) {
       this.#hits++;

@@ -12,7 +12,11 @@ export function collectSpecifiers(program: Program): StaticSpecifier[] {
   const out: StaticSpecifier[] = [];
   for (const stmt of program.body) {
     const source =
-      stmt.type === 'ImportDeclaration' || stmt.type === 'ExportAllDeclaration' ? stmt.source : stmt.type === 'ExportNamedDeclaration' ? stmt.source : undefined;
+      stmt.type === 'ImportDeclaration' || stmt.type === 'ExportAllDeclaration'
+        ? stmt.source
+        : stmt.type === 'ExportNamedDeclaration'
+          ? stmt.source
+          : undefined;
     if (source && typeof source.value === 'string') out.push({ value: source.value, span: { start: source.start, end: source.end } });
   }
   return out;

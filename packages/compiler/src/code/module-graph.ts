@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
+import { decodeSourceText, reportUndecodable } from '../source/normalize-text.js';
 import { CodeCache } from './code-cache.js';
 import { CodeReporter } from './code-reporter.js';
 import type { StaticSpecifier } from './collect-specifiers.js';
@@ -79,10 +79,7 @@ function readModule(file: string, ctx: CodeContext, probed: Set<string>, diagnos
   }
   const decoded = decodeSourceText(bytes);
   if (decoded.ok) return decoded.text;
-  const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
-  const r = new Reporter(file, new LineIndex(text));
-  if (decoded.tooLarge) r.report('BP1004', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'a code module is a small text file' });
-  else r.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save the file as UTF-8' });
+  const r = reportUndecodable(file, bytes, decoded, 'BP1004', { tooLarge: 'a code module is a small text file', invalid: 'save the file as UTF-8' });
   diagnostics.push(...r.diagnostics);
   return undefined;
 }

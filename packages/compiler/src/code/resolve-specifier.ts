@@ -24,17 +24,33 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx', '.jsx']);
 export function resolveSpecifier(specifier: string, importerDir: string, ctx: ResolveContext): Resolution {
   const expected = 'expected a relative path (`./` or `../`) to a `.js` or `.mjs` file inside the package';
   if (path.isAbsolute(specifier) || /^[a-zA-Z]:[\\/]/.test(specifier) || specifier.startsWith('\\')) {
-    return fail('BP3032', `Unexpected absolute path \`${specifier}\`, ${expected}`, 'write the path relative to this file, so the package builds the same anywhere');
+    return fail(
+      'BP3032',
+      `Unexpected absolute path \`${specifier}\`, ${expected}`,
+      'write the path relative to this file, so the package builds the same anywhere',
+    );
   }
   const scheme = /^([a-zA-Z][a-zA-Z\d+.-]*):/.exec(specifier)?.[1]?.toLowerCase();
   if (scheme === 'node') {
-    return fail('BP3030', `Unexpected import of the Node built-in \`${specifier}\`, ${expected}`, 'Node modules do not exist in portable code; external IO goes through a declared tool');
+    return fail(
+      'BP3030',
+      `Unexpected import of the Node built-in \`${specifier}\`, ${expected}`,
+      'Node modules do not exist in portable code; external IO goes through a declared tool',
+    );
   }
   if (scheme !== undefined) {
-    return fail('BP3031', `Unexpected import from the URL \`${short(specifier)}\`, ${expected}`, 'nothing is downloaded: save the module inside the package and import it with `./`');
+    return fail(
+      'BP3031',
+      `Unexpected import from the URL \`${short(specifier)}\`, ${expected}`,
+      'nothing is downloaded: save the module inside the package and import it with `./`',
+    );
   }
   if (!(specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../'))) {
-    return fail('BP3030', `Unexpected import of the package \`${specifier}\`, ${expected}`, 'npm packages are not captured: copy the code you need into a `.js` file of the package, or call it through a tool');
+    return fail(
+      'BP3030',
+      `Unexpected import of the package \`${specifier}\`, ${expected}`,
+      'npm packages are not captured: copy the code you need into a `.js` file of the package, or call it through a tool',
+    );
   }
   const ext = path.posix.extname(specifier);
   if (ext !== '.js' && ext !== '.mjs') {
@@ -43,19 +59,36 @@ export function resolveSpecifier(specifier: string, importerDir: string, ctx: Re
   const target = path.resolve(importerDir, specifier);
   const rel = path.relative(ctx.packageRoot, target);
   if (!isInside(rel)) {
-    return fail('BP3034', `Unexpected \`${specifier}\` leaving the package, expected a module inside it`, 'move the module into the package, or make it a tool');
+    return fail(
+      'BP3034',
+      `Unexpected \`${specifier}\` leaving the package, expected a module inside it`,
+      'move the module into the package, or make it a tool',
+    );
   }
   ctx.probed.add(target);
   const stat = safe(() => ctx.host.stat(target));
   if (stat?.kind !== 'file') {
     const what = stat?.kind === 'directory' ? 'is a directory' : stat ? 'is not a regular file' : 'does not exist';
-    return fail('BP3035', `Unexpected \`${specifier}\`: ${toPosix(rel)} ${what}, expected a \`.js\` or \`.mjs\` file`, 'check the path: it is relative to the importing file');
+    return fail(
+      'BP3035',
+      `Unexpected \`${specifier}\`: ${toPosix(rel)} ${what}, expected a \`.js\` or \`.mjs\` file`,
+      'check the path: it is relative to the importing file',
+    );
   }
   const real = safe(() => ctx.host.realpath(target));
-  if (real === undefined) return fail('BP3035', `Unexpected \`${specifier}\`: ${toPosix(rel)} cannot be resolved, expected a \`.js\` or \`.mjs\` file`, 'check for a broken symbolic link');
+  if (real === undefined)
+    return fail(
+      'BP3035',
+      `Unexpected \`${specifier}\`: ${toPosix(rel)} cannot be resolved, expected a \`.js\` or \`.mjs\` file`,
+      'check for a broken symbolic link',
+    );
   if (real !== target) ctx.probed.add(real);
   if (!isInside(path.relative(ctx.packageRoot, real))) {
-    return fail('BP3034', `Unexpected \`${specifier}\`: ${toPosix(rel)} is a symbolic link to ${real}, outside the package`, 'copy the module into the package: symbolic links must not leave it');
+    return fail(
+      'BP3034',
+      `Unexpected \`${specifier}\`: ${toPosix(rel)} is a symbolic link to ${real}, outside the package`,
+      'copy the module into the package: symbolic links must not leave it',
+    );
   }
   return { ok: true, path: target };
 }

@@ -273,9 +273,7 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
     for (let i = out.length - 1; i >= 0; i--) stack.push(out[i]!);
   }
 
-  const references = pending
-    .sort((a, b) => a.id.start - b.id.start)
-    .map(({ id, scope }) => ({ id, binding: scope.lookup(id.name) }));
+  const references = pending.sort((a, b) => a.id.start - b.id.start).map(({ id, scope }) => ({ id, binding: scope.lookup(id.name) }));
   return { module, references, declarations, parents };
 }
 

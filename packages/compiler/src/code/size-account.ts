@@ -22,7 +22,8 @@ export function sizeExcessMessage(account: SizeAccount, top = 5): string {
   const shown = account.entries.slice(0, Math.max(1, top));
   const rest = account.entries.length - shown.length;
   const list = shown.map((e) => `${e.path} (${groupDigits(e.size)})`);
-  const joined = rest > 0 ? `${list.join(', ')} and ${rest} more` : list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : list.join('');
+  const joined =
+    rest > 0 ? `${list.join(', ')} and ${rest} more` : list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : list.join('');
   const head = `Unexpected ${groupDigits(account.total)} bytes of packaged code, expected at most ${groupDigits(account.limit)}`;
   if (list.length === 0) return head;
   return `${head}: ${shown.length === 1 && rest === 0 ? 'largest is' : 'largest are'} ${joined}`;

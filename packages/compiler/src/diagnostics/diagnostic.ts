@@ -32,10 +32,6 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** Stable order for output: by file, then position, then code. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
-    (a, b) =>
-      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
-      a.line - b.line ||
-      a.column - b.column ||
-      (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
+    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
   );
 }

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { Reporter } from '../diagnostics/reporter.js';
 import type { CompilerHost } from '../host.js';
 import { isInside } from './paths.js';
-import { sha256Digest } from './read-manifest.js';
+import { digestOf } from '../bundle/digest.js';
 import type { CapturedResource, ManifestInfo } from './types.js';
 
 /**
@@ -26,9 +26,17 @@ export function captureResources(manifest: ManifestInfo, host: CompilerHost): { 
     files.push(res.path);
     const stat = host.stat(res.path);
     if (stat?.kind !== 'file') {
-      r.report('BP2052', res.pathSpan, `Unexpected ${stat === undefined ? 'missing file' : stat.kind === 'directory' ? 'directory' : 'special file'} \`${res.relPath}\` for resource \`${res.uri}\`, expected a file`, {
-        hint: stat === undefined ? 'the path is relative to plugin.json; create the file or correct the path' : 'a resource is one file; declare each file of a directory as its own resource',
-      });
+      r.report(
+        'BP2052',
+        res.pathSpan,
+        `Unexpected ${stat === undefined ? 'missing file' : stat.kind === 'directory' ? 'directory' : 'special file'} \`${res.relPath}\` for resource \`${res.uri}\`, expected a file`,
+        {
+          hint:
+            stat === undefined
+              ? 'the path is relative to plugin.json; create the file or correct the path'
+              : 'a resource is one file; declare each file of a directory as its own resource',
+        },
+      );
       continue;
     }
     let real: string;
@@ -51,7 +59,7 @@ export function captureResources(manifest: ManifestInfo, host: CompilerHost): { 
       r.report('BP9001', res.pathSpan, `Unexpected error reading \`${res.relPath}\`: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
       continue;
     }
-    resources.push({ uri: res.uri, path: res.relPath, mediaType: res.mimeType, digest: sha256Digest(bytes), size: bytes.byteLength, bytes });
+    resources.push({ uri: res.uri, path: res.relPath, mediaType: res.mimeType, digest: digestOf(bytes), size: bytes.byteLength, bytes });
   }
   return { resources, diagnostics: r.diagnostics, files };
 }

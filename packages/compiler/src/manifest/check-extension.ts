@@ -1,11 +1,11 @@
-import type { Reporter, Span } from '../diagnostics/reporter.js';
+import type { Reporter } from '../diagnostics/reporter.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkImports } from './check-imports.js';
 import { checkResources } from './check-resources.js';
-import { jsonValue } from './json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { checkRelativePath, resolveInside } from './paths.js';
-import { checkFields, expectArray, expectName, expectObject, expectText, fold } from './shape.js';
-import type { AgentDecl, ImportDecl, NameRef, ResourceDecl } from './types.js';
+import { checkFields, expectArray, expectName, expectObject, expectText } from './shape.js';
+import type { AgentDecl, ManifestInfo, NameRef } from './types.js';
 
 export const EXTENSION_FIELDS = ['agents', 'exports', 'sources', 'imports', 'resources', 'interfaces', 'requires', 'runtime'] as const;
 export const AGENT_FIELDS = ['title', 'description', 'entry', 'welcome', 'icons', 'presentation'] as const;
@@ -18,7 +18,9 @@ const METADATA = 'belongs at the top level of plugin.json, beside `name`';
 
 /** Folded key → why it does not belong in the Berry extension (MAN-2). */
 const EXTENSION_HINTS: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(['permissions', 'permission', 'grants', 'authority', 'install', 'installation', 'hooks', 'postinstall', 'scopes'].map((k) => [k, AUTHORITY])),
+  ...Object.fromEntries(
+    ['permissions', 'permission', 'grants', 'authority', 'install', 'installation', 'hooks', 'postinstall', 'scopes'].map((k) => [k, AUTHORITY]),
+  ),
   ...Object.fromEntries(['settings', 'usersettings', 'config', 'configuration', 'preferences', 'env', 'environment', 'secrets'].map((k) => [k, SETTINGS])),
   ...Object.fromEntries(['limits', 'runtimelimits', 'timeout', 'memory', 'cpu', 'quota'].map((k) => [k, LIMITS])),
   ...Object.fromEntries(['models', 'readers', 'requirements', 'connections', 'tools'].map((k) => [k, DERIVED])),
@@ -34,28 +36,32 @@ const EXTENSION_HINTS: Readonly<Record<string, string>> = {
 const AGENT_HINTS: Readonly<Record<string, string>> = {
   name: 'the agent id is its key in `agents`',
   id: 'the agent id is its key in `agents`',
-  model: 'model settings belong in the entry routine\'s frontmatter',
+  model: "model settings belong in the entry routine's frontmatter",
   ...Object.fromEntries(['permissions', 'grants', 'tools'].map((k) => [k, AUTHORITY])),
   ...Object.fromEntries(['routine', 'main', 'export'].map((k) => [k, 'did you mean `entry`? it names the routine the agent starts'])),
 };
 
-export interface ExtensionDecls {
-  sourcesDir: string;
-  sourcesSpan: Span | undefined;
-  agents: AgentDecl[];
-  exports: NameRef[];
-  imports: ImportDecl[];
-  resources: ResourceDecl[];
-  requires: NameRef[];
-  interfaces: unknown[];
-  runtime: unknown | undefined;
-}
+/** What the Berry extension declares: the manifest fields that come from it. */
+export type ExtensionDecls = Pick<
+  ManifestInfo,
+  'sourcesDir' | 'sourcesSpan' | 'agents' | 'exports' | 'imports' | 'resources' | 'requires' | 'interfaces' | 'runtime'
+>;
 
 /** MAN-2..MAN-7 shape checks of `extensions["ai.strawberry.berry"]`. */
 export function checkExtension(r: Reporter, ext: YMap, dir: string): ExtensionDecls {
   checkFields(r, ext, EXTENSION_FIELDS, 'BP2011', 'the Berry extension', EXTENSION_HINTS);
   const at = (key: string) => entry(ext, key);
-  const out: ExtensionDecls = { sourcesDir: dir, sourcesSpan: undefined, agents: [], exports: [], imports: [], resources: [], requires: [], interfaces: [], runtime: undefined };
+  const out: ExtensionDecls = {
+    sourcesDir: dir,
+    sourcesSpan: undefined,
+    agents: [],
+    exports: [],
+    imports: [],
+    resources: [],
+    requires: [],
+    interfaces: [],
+    runtime: undefined,
+  };
 
   const sources = at('sources');
   if (sources) {
@@ -86,7 +92,9 @@ export function checkExtension(r: Reporter, ext: YMap, dir: string): ExtensionDe
     const derived = value.kind === 'map' && value.entries.some((e) => ['models', 'readers', 'connections'].includes(e.key));
     if (value.kind === 'map') {
       r.report('BP2060', value, `Unexpected ${derived ? 'object of requirements' : 'object'} for \`requires\`, expected an array of external tool names`, {
-        hint: derived ? 'models, readers and connections are derived from the sources; `requires` lists only external tools, e.g. `["notes.compose"]`' : 'write `["tool.name", …]`',
+        hint: derived
+          ? 'models, readers and connections are derived from the sources; `requires` lists only external tools, e.g. `["notes.compose"]`'
+          : 'write `["tool.name", …]`',
       });
     } else out.requires = checkNameList(r, value, 'BP2060', '`requires`', 'tool');
   }

@@ -15,8 +15,8 @@ const IMPORT_HINTS: Readonly<Record<string, string>> = {
   version: 'pin exact content with `root: "sha256-…"`, or import a `bundle` file',
   ...Object.fromEntries(['url', 'uri', 'registry', 'package', 'npm', 'git', 'from'].map((k) => [k, NO_DOWNLOAD])),
   exports: 'an import selects at most one public definition: `export`',
-  as: 'the import\'s own name is `name`',
-  alias: 'the import\'s own name is `name`',
+  as: "the import's own name is `name`",
+  alias: "the import's own name is `name`",
 };
 
 /**
@@ -52,17 +52,33 @@ export function checkImports(r: Reporter, node: YNode, dir: string): ImportDecl[
     const given = TARGETS.map((k) => entry(item, k)).filter((e) => e !== undefined);
     if (given.length !== 1) {
       const second = given[1];
-      r.report('BP2041', second ? second.keySpan : item, second ? `Unexpected \`${second.key}\` beside \`${given[0]!.key}\`, expected exactly one of \`manifest\`, \`bundle\` and \`root\`` : 'Unexpected import without `manifest`, `bundle` or `root`, expected exactly one of them', {
-        hint: second ? 'an import selects one thing; write two imports to use both' : 'add `"manifest": "../lib/plugin.json"`, `"bundle": "…berry.json"` or `"root": "sha256-…"`',
-        related: second ? [r.locate(given[0]!.keySpan, `\`${given[0]!.key}\` is here`)] : undefined,
-      });
+      r.report(
+        'BP2041',
+        second ? second.keySpan : item,
+        second
+          ? `Unexpected \`${second.key}\` beside \`${given[0]!.key}\`, expected exactly one of \`manifest\`, \`bundle\` and \`root\``
+          : 'Unexpected import without `manifest`, `bundle` or `root`, expected exactly one of them',
+        {
+          hint: second
+            ? 'an import selects one thing; write two imports to use both'
+            : 'add `"manifest": "../lib/plugin.json"`, `"bundle": "…berry.json"` or `"root": "sha256-…"`',
+          related: second ? [r.locate(given[0]!.keySpan, `\`${given[0]!.key}\` is here`)] : undefined,
+        },
+      );
     }
     const target = given.length === 1 ? checkTarget(r, given[0]!.key as ImportDecl['kind'], given[0]!.value, dir) : undefined;
 
     const exportEntry = entry(item, 'export');
     const exportName = exportEntry ? expectName(r, exportEntry.value, 'BP2040', 'import export') : undefined;
     if (name === undefined || target === undefined || (exportEntry && exportName === undefined)) continue;
-    const decl: ImportDecl = { name, nameSpan: nameEntry!.value.span, kind: given[0]!.key as ImportDecl['kind'], target, targetSpan: given[0]!.value.span, span: item.span };
+    const decl: ImportDecl = {
+      name,
+      nameSpan: nameEntry!.value.span,
+      kind: given[0]!.key as ImportDecl['kind'],
+      target,
+      targetSpan: given[0]!.value.span,
+      span: item.span,
+    };
     if (exportEntry && exportName !== undefined) decl.export = { name: exportName, span: exportEntry.value.span };
     out.push(decl);
   }
@@ -86,7 +102,9 @@ function checkTarget(r: Reporter, kind: ImportDecl['kind'], node: YNode, dir: st
   }
   if (kind === 'manifest' && checked.normalized.split('/').pop() !== 'plugin.json') {
     r.report('BP2042', node, `Unexpected manifest path \`${value}\`, expected a path to a \`plugin.json\` file`, {
-      hint: checked.normalized.endsWith('.json') ? 'name the other package\'s `plugin.json`; to import a bundle file use `bundle`' : `write \`${checked.normalized === '.' ? '' : checked.normalized + '/'}plugin.json\``,
+      hint: checked.normalized.endsWith('.json')
+        ? "name the other package's `plugin.json`; to import a bundle file use `bundle`"
+        : `write \`${checked.normalized === '.' ? '' : checked.normalized + '/'}plugin.json\``,
     });
     return undefined;
   }

@@ -5,7 +5,7 @@ import { checkFields, expectArray, expectObject, expectText } from './shape.js';
 import type { ResourceDecl } from './types.js';
 
 export const RESOURCE_FIELDS = ['uri', 'mimeType', 'path'] as const;
-const TOKEN = "[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}";
+const TOKEN = '[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}';
 /** RFC 6838 `type/subtype`, optionally with `; name=value` parameters (e.g. a charset). */
 export const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\]*"))*$`);
 
@@ -18,8 +18,8 @@ const RESOURCE_HINTS: Readonly<Record<string, string>> = {
   src: 'the field is `path`',
   url: 'the field is `uri`; it labels the resource and is never fetched',
   name: 'a resource is identified by its `uri`',
-  digest: 'the digest is computed from the file\'s bytes at build time',
-  sha256: 'the digest is computed from the file\'s bytes at build time',
+  digest: "the digest is computed from the file's bytes at build time",
+  sha256: "the digest is computed from the file's bytes at build time",
 };
 
 /**
@@ -59,7 +59,9 @@ export function checkResources(r: Reporter, node: YNode, dir: string): ResourceD
     let mimeType = mimeNode && expectText(r, mimeNode, 'BP2050', 'the resource `mimeType`');
     if (mimeType !== undefined && mimeNode && !MEDIA_TYPE.test(mimeType)) {
       r.report('BP2050', mimeNode, `Unexpected media type \`${mimeType}\`, expected \`type/subtype\` such as \`text/html\``, {
-        hint: mimeType.includes('/') ? 'remove spaces and characters a media type cannot hold' : 'write the full media type, e.g. `image/png` rather than `png`',
+        hint: mimeType.includes('/')
+          ? 'remove spaces and characters a media type cannot hold'
+          : 'write the full media type, e.g. `image/png` rather than `png`',
       });
       mimeType = undefined;
     }

@@ -39,9 +39,17 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
     realRoot = host.realpath(manifest.dir);
     const kind = host.stat(manifest.sourcesDir)?.kind;
     if (kind !== 'directory') {
-      r.report('BP2031', at, `Unexpected ${kind === undefined ? 'missing directory' : 'file'} \`${shown}\` for \`sources\`, expected a directory inside the package`, {
-        hint: kind === undefined ? 'create the directory, or correct the path (it is relative to plugin.json)' : '`sources` names the directory that holds the `.md` sources',
-      });
+      r.report(
+        'BP2031',
+        at,
+        `Unexpected ${kind === undefined ? 'missing directory' : 'file'} \`${shown}\` for \`sources\`, expected a directory inside the package`,
+        {
+          hint:
+            kind === undefined
+              ? 'create the directory, or correct the path (it is relative to plugin.json)'
+              : '`sources` names the directory that holds the `.md` sources',
+        },
+      );
       return empty;
     }
     realSources = host.realpath(manifest.sourcesDir);
@@ -61,7 +69,7 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
   const visited = new Set<string>([realSources]);
   let pendingLinks: Found[] = [];
   let entries = 0;
-  let stack: Found[] = [{ path: manifest.sourcesDir, real: realSources, linked: false }];
+  const stack: Found[] = [{ path: manifest.sourcesDir, real: realSources, linked: false }];
 
   while (stack.length > 0 || pendingLinks.length > 0) {
     if (stack.length === 0) {
@@ -109,7 +117,14 @@ export function discoverSources(manifest: ManifestInfo, host: CompilerHost, opti
           continue;
         }
         if (!isInside(realRoot, real)) {
-          diagnostics.push(atFile(full, 'BP2032', `Unexpected symbolic link to ${real} outside the package, expected a link inside the manifest's directory`, 'copy the file in, or import the other package with `imports`'));
+          diagnostics.push(
+            atFile(
+              full,
+              'BP2032',
+              `Unexpected symbolic link to ${real} outside the package, expected a link inside the manifest's directory`,
+              'copy the file in, or import the other package with `imports`',
+            ),
+          );
           continue;
         }
         if (target?.kind === 'directory') {
@@ -138,7 +153,10 @@ function pickSources(files: Found[]): string[] {
     const kept = byReal.get(f.real);
     if (!kept || (kept.linked && !f.linked)) byReal.set(f.real, f);
   }
-  return inOrder([...byReal.values()].map((f) => f.path), compare);
+  return inOrder(
+    [...byReal.values()].map((f) => f.path),
+    compare,
+  );
 }
 
 function isNestedPackage(host: CompilerHost, dir: string): boolean {

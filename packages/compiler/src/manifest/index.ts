@@ -1,10 +1,8 @@
-export { parseJsonWithPositions, MAX_JSON_DEPTH } from './parse-json.js';
-export { readManifest, sha256Digest } from './read-manifest.js';
+export { readManifest } from './read-manifest.js';
 export { discoverSources, MAX_DISCOVERY_ENTRIES } from './discover-sources.js';
 export { captureResources } from './capture-resources.js';
 export { isInside, checkRelativePath } from './paths.js';
 export { checkPackageName } from './package-name.js';
-export { jsonValue } from './json-value.js';
 export {
   BERRY_EXTENSION,
   PLUGIN_SCHEMA,

@@ -13,9 +13,15 @@ export function checkPackageName(name: string): { message: string; hint?: string
   if (PACKAGE_NAME.test(name)) return undefined;
   const bad = [...name].find((c) => !/[a-z0-9.-]/.test(c));
   if (bad === undefined) {
-    return { message: `Unexpected empty segment in \`name\` \`${name}\`, expected segments separated by single dots`, hint: 'remove the leading, trailing or doubled `.`' };
+    return {
+      message: `Unexpected empty segment in \`name\` \`${name}\`, expected segments separated by single dots`,
+      hint: 'remove the leading, trailing or doubled `.`',
+    };
   }
-  const suggestion = name.toLowerCase().replace(/[_\s/@]+/g, '-').replace(/^-+|-+$/g, '');
+  const suggestion = name
+    .toLowerCase()
+    .replace(/[_\s/@]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   const fix = suggestion !== name && PACKAGE_NAME.test(suggestion) ? `; for example \`${suggestion}\`` : '';
   const shown = /\s/.test(bad) ? 'whitespace' : `\`${bad}\``;
   const hint = /[A-Z]/.test(bad)

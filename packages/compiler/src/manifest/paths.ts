@@ -17,17 +17,33 @@ export function checkRelativePath(value: string, what: string, inside: boolean):
   if (value === '') return { ok: false, message: `Unexpected empty path for ${what}, expected a path relative to the manifest` };
   if (value.includes('\0')) return { ok: false, message: `Unexpected NUL character in ${what}, expected a file path` };
   if (value.includes('\\')) {
-    return { ok: false, message: `Unexpected \`\\\` in ${what} \`${value}\`, expected \`/\` as the separator`, hint: `write \`${value.replace(/\\/g, '/')}\`; paths in plugin.json use \`/\` on every system` };
+    return {
+      ok: false,
+      message: `Unexpected \`\\\` in ${what} \`${value}\`, expected \`/\` as the separator`,
+      hint: `write \`${value.replace(/\\/g, '/')}\`; paths in plugin.json use \`/\` on every system`,
+    };
   }
   if (/^[A-Za-z]:/.test(value) || value.startsWith('/')) {
-    return { ok: false, message: `Unexpected absolute path \`${value}\` for ${what}, expected a path relative to the manifest`, hint: 'write the path relative to the directory of plugin.json, so the package builds anywhere' };
+    return {
+      ok: false,
+      message: `Unexpected absolute path \`${value}\` for ${what}, expected a path relative to the manifest`,
+      hint: 'write the path relative to the directory of plugin.json, so the package builds anywhere',
+    };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) {
-    return { ok: false, message: `Unexpected URL \`${value}\` for ${what}, expected a path relative to the manifest`, hint: 'nothing is downloaded; name a file in the package' };
+    return {
+      ok: false,
+      message: `Unexpected URL \`${value}\` for ${what}, expected a path relative to the manifest`,
+      hint: 'nothing is downloaded; name a file in the package',
+    };
   }
   const normalized = path.posix.normalize(value).replace(/\/+$/, '') || '.';
   if (inside && (normalized === '..' || normalized.startsWith('../'))) {
-    return { ok: false, message: `Unexpected path \`${value}\` leaving the package for ${what}, expected a path inside the manifest's directory`, hint: 'sources and resources stay inside the package; import another package with `imports`' };
+    return {
+      ok: false,
+      message: `Unexpected path \`${value}\` leaving the package for ${what}, expected a path inside the manifest's directory`,
+      hint: 'sources and resources stay inside the package; import another package with `imports`',
+    };
   }
   return { ok: true, normalized };
 }

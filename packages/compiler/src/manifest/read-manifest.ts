@@ -1,19 +1,15 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { digestOf } from '../bundle/digest.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
+import { decodeSourceText, reportUndecodable } from '../source/normalize-text.js';
 import { entry, type YMap } from '../source/yaml-tree.js';
 import { checkExtension, EXTENSION_FIELDS, type ExtensionDecls } from './check-extension.js';
-import { jsonValue } from './json-value.js';
+import { jsonValue } from '../json/json-value.js';
+import { parseJsonWithPositions } from '../json/parse-json.js';
 import { checkPackageName } from './package-name.js';
-import { parseJsonWithPositions } from './parse-json.js';
 import { describeJsonNode, expectObject } from './shape.js';
 import { BERRY_EXTENSION, PLUGIN_SCHEMA, type ManifestInfo, type ReadManifestResult } from './types.js';
-
-export function sha256Digest(bytes: Uint8Array): string {
-  return 'sha256-' + createHash('sha256').update(bytes).digest('hex');
-}
 
 /**
  * Reads one plugin.json: strict JSON (SRC-2 duplicates), MAN-1 metadata, MAN-8 version
@@ -26,22 +22,21 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
   const dir = path.dirname(abs);
   const decoded = decodeSourceText(bytes);
   if (!decoded.ok) {
-    const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
-    const r = new Reporter(abs, new LineIndex(text));
-    if (decoded.tooLarge) r.report('BP2002', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'plugin.json is a small JSON file' });
-    else r.report('BP2002', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save plugin.json as UTF-8' });
+    const r = reportUndecodable(abs, bytes, decoded, 'BP2002', { tooLarge: 'plugin.json is a small JSON file', invalid: 'save plugin.json as UTF-8' });
     return { manifest: undefined, diagnostics: r.diagnostics };
   }
   const text = decoded.text;
   const lines = new LineIndex(text);
   const r = new Reporter(abs, lines);
-  const digest = sha256Digest(bytes);
+  const digest = digestOf(bytes);
   if (options.version !== undefined && options.version !== digest) {
     r.report('BP2080', { start: 0, end: 0 }, `Unexpected plugin.json version ${digest}, expected ${options.version}`, {
-      hint: /^sha256-[0-9a-f]{64}$/.test(options.version) ? 'the file changed since that version was taken; build the current file by omitting `version`, or pass its new version' : 'a version is `sha256-` followed by the 64 hexadecimal digits of the sha256 of the plugin.json bytes',
+      hint: /^sha256-[0-9a-f]{64}$/.test(options.version)
+        ? 'the file changed since that version was taken; build the current file by omitting `version`, or pass its new version'
+        : 'a version is `sha256-` followed by the 64 hexadecimal digits of the sha256 of the plugin.json bytes',
     });
   }
-  const tree = parseJsonWithPositions(abs, text, r);
+  const tree = parseJsonWithPositions(text, r);
   if (!tree) return { manifest: undefined, diagnostics: r.diagnostics };
   if (tree.kind !== 'map') {
     r.report('BP2003', tree, `Unexpected ${describeJsonNode(tree)} in plugin.json, expected a JSON object`, {
@@ -65,9 +60,14 @@ export function readManifest(file: string, bytes: Uint8Array, options: { version
     if (ext) decls = checkExtension(r, ext, dir);
     for (const e of tree.entries) {
       if (!(EXTENSION_FIELDS as readonly string[]).includes(e.key)) continue;
-      r.report('BP2013', e.keySpan, `Unexpected Berry field \`${e.key}\` at the top level of plugin.json, expected it inside \`extensions["${BERRY_EXTENSION}"]\``, {
-        hint: 'the top level holds standard metadata only; move the field into the Berry extension',
-      });
+      r.report(
+        'BP2013',
+        e.keySpan,
+        `Unexpected Berry field \`${e.key}\` at the top level of plugin.json, expected it inside \`extensions["${BERRY_EXTENSION}"]\``,
+        {
+          hint: 'the top level holds standard metadata only; move the field into the Berry extension',
+        },
+      );
     }
   }
 
@@ -105,14 +105,19 @@ const opening = (tree: YMap) => ({ start: tree.span.start, end: tree.span.start 
 function checkSchema(r: Reporter, tree: YMap): void {
   const e = entry(tree, '$schema');
   if (!e) {
-    r.report('BP2004', opening(tree), 'Unexpected plugin.json without `$schema`, expected the Agent Plugins 1.0.0 schema', { hint: `add \`"$schema": "${PLUGIN_SCHEMA}"\`` });
+    r.report('BP2004', opening(tree), 'Unexpected plugin.json without `$schema`, expected the Agent Plugins 1.0.0 schema', {
+      hint: `add \`"$schema": "${PLUGIN_SCHEMA}"\``,
+    });
     return;
   }
   const value = e.value.kind === 'scalar' ? e.value.value : undefined;
   if (value === PLUGIN_SCHEMA) return;
   const shown = typeof value === 'string' ? `\`${value}\`` : describeJsonNode(e.value);
   r.report('BP2004', e.value, `Unexpected \`$schema\` ${shown}, expected \`${PLUGIN_SCHEMA}\``, {
-    hint: typeof value === 'string' && /agent-plugins\.org\/schemas\//.test(value) ? 'berrypack reads Agent Plugins 1.0.0 manifests; use exactly that schema URL' : `write \`"$schema": "${PLUGIN_SCHEMA}"\``,
+    hint:
+      typeof value === 'string' && /agent-plugins\.org\/schemas\//.test(value)
+        ? 'berrypack reads Agent Plugins 1.0.0 manifests; use exactly that schema URL'
+        : `write \`"$schema": "${PLUGIN_SCHEMA}"\``,
   });
 }
 
@@ -140,8 +145,14 @@ function checkVersionField(r: Reporter, tree: YMap): string | undefined {
   }
   const value = e.value.kind === 'scalar' ? e.value.value : undefined;
   if (value === '1') return value;
-  r.report('BP2007', e.value, `Unexpected ${typeof value === 'string' ? `\`"${value}"\`` : describeJsonNode(e.value)} for \`version\`, expected the string \`"1"\``, {
-    hint: typeof value === 'number' && value === 1 ? 'quote it: `"version": "1"`' : 'the manifest format version is `"1"`; a release number does not belong here',
-  });
+  r.report(
+    'BP2007',
+    e.value,
+    `Unexpected ${typeof value === 'string' ? `\`"${value}"\`` : describeJsonNode(e.value)} for \`version\`, expected the string \`"1"\``,
+    {
+      hint:
+        typeof value === 'number' && value === 1 ? 'quote it: `"version": "1"`' : 'the manifest format version is `"1"`; a release number does not belong here',
+    },
+  );
   return undefined;
 }

@@ -26,7 +26,13 @@ export function expectObject(r: Reporter, node: YNode, code: Code, what: string,
 export function expectArray(r: Reporter, node: YNode, code: Code, what: string, hint?: string): YSeq | undefined {
   if (node.kind === 'seq') return node;
   r.report(code, node, `Unexpected ${describeJsonNode(node)} for ${what}, expected an array`, {
-    hint: hint ?? (node.kind === 'scalar' && node.value === null ? 'write `[]` for an empty array, or leave the field out' : node.kind === 'scalar' && typeof node.value === 'string' ? `write \`["${node.value}"]\`` : undefined),
+    hint:
+      hint ??
+      (node.kind === 'scalar' && node.value === null
+        ? 'write `[]` for an empty array, or leave the field out'
+        : node.kind === 'scalar' && typeof node.value === 'string'
+          ? `write \`["${node.value}"]\``
+          : undefined),
   });
   return undefined;
 }

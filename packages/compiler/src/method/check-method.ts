@@ -1,9 +1,10 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import { canonicalJson } from '../bundle/canonical-json.js';
 import { digestOf } from '../bundle/digest.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { methodCodes } from '../diagnostics/codes/method.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
-import { jsonValue } from '../manifest/json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkStep } from './check-step.js';
 import { collectSteps } from './collect-steps.js';
@@ -11,7 +12,7 @@ import { defineField } from './data-types.js';
 import { checkConditionalConsumers, orderSteps } from './graph.js';
 import { checkName, lookup } from './names.js';
 import { parseMethodDocument } from './parse-document.js';
-import { MethodReporter } from './report.js';
+import { expectText } from './expect-node.js';
 import { checkResult } from './result.js';
 import { emptyScope } from './scope.js';
 import { checkEnvironment, checkInputs, checkState } from './sections.js';
@@ -25,8 +26,8 @@ const TOP_KEY_HINTS: Readonly<Record<string, string>> = {
   title: 'the method is identified by `name`; describe it in `goal`',
   id: 'saved method ids and version ids are server metadata, not part of the document',
   version: 'saved method ids and version ids are server metadata, not part of the document',
-  outputs: 'declare outputs under a step\'s `out`; `result` names what the run delivers',
-  output: 'declare outputs under a step\'s `out`; `result` names what the run delivers',
+  outputs: "declare outputs under a step's `out`; `result` names what the run delivers",
+  output: "declare outputs under a step's `out`; `result` names what the run delivers",
   input: 'write `inputs`',
   connections: 'write `environment`',
   config: 'local paths and credentials belong to the run configuration, not the document',
@@ -38,22 +39,28 @@ export function checkMethod(file: string, input: Uint8Array | string): MethodChe
   try {
     const parsed = parseMethodDocument(file, input);
     diagnostics = parsed.reporter.diagnostics;
-    const method = parsed.tree ? compile(new MethodReporter(parsed.reporter), parsed.tree) : undefined;
+    const method = parsed.tree ? compile(parsed.reporter, parsed.tree) : undefined;
     const sorted = sortDiagnostics(diagnostics);
     return { method: hasErrors(sorted) ? undefined : method, diagnostics: sorted };
   } catch (error) {
     const info = methodCodes.BP6009;
     const internal: Diagnostic = {
-      code: 'BP6009', rule: info.rule, severity: info.severity,
+      code: 'BP6009',
+      rule: info.rule,
+      severity: info.severity,
       message: `Unexpected internal error while checking the method document: ${error instanceof Error ? error.message : String(error)}`,
       hint: 'please report this with the document',
-      file, line: 1, column: 1, endLine: 1, endColumn: 1,
+      file,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
     };
     return { method: undefined, diagnostics: sortDiagnostics([...diagnostics, internal]) };
   }
 }
 
-function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
+function compile(r: Reporter, tree: YNode): CompiledMethod | undefined {
   const map = topLevel(r, tree);
   if (!map) return undefined;
   const at = (key: string): YNode | undefined => entry(map, key)?.value;
@@ -64,10 +71,10 @@ function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
     r.report('BP6003', format, `Unexpected format ${written}, expected \`${METHOD_FORMAT}\``, { hint: `write \`format: ${METHOD_FORMAT}\`` });
   }
   const nameNode = at('name');
-  const name = nameNode ? r.text(nameNode, 'BP6005', 'the method `name`') : undefined;
+  const name = nameNode ? expectText(r, nameNode, 'BP6005', 'the method `name`') : undefined;
   if (nameNode && name !== undefined) checkName(r, name, nameNode.span, 'method name', false);
   const goalNode = at('goal');
-  const goal = goalNode ? r.text(goalNode, 'BP6005', '`goal`') : undefined;
+  const goal = goalNode ? expectText(r, goalNode, 'BP6005', '`goal`') : undefined;
 
   const scope = emptyScope();
   const inputsNode = at('inputs');
@@ -110,9 +117,13 @@ function compile(r: MethodReporter, tree: YNode): CompiledMethod | undefined {
 }
 
 /** MTH-1: a mapping with the required sections and no others. */
-function topLevel(r: MethodReporter, tree: YNode): YMap | undefined {
+function topLevel(r: Reporter, tree: YNode): YMap | undefined {
   if (tree.kind !== 'map') {
-    r.report('BP6001', tree.span.end > tree.span.start ? tree : { start: 0, end: 0 }, `Unexpected ${describeNode(tree)} for the method document, expected a mapping with \`format: ${METHOD_FORMAT}\`, \`name\`, \`goal\`, \`steps\` and \`result\``);
+    r.report(
+      'BP6001',
+      tree.span.end > tree.span.start ? tree : { start: 0, end: 0 },
+      `Unexpected ${describeNode(tree)} for the method document, expected a mapping with \`format: ${METHOD_FORMAT}\`, \`name\`, \`goal\`, \`steps\` and \`result\``,
+    );
     return undefined;
   }
   for (const e of tree.entries) {
@@ -126,9 +137,14 @@ function topLevel(r: MethodReporter, tree: YNode): YMap | undefined {
   for (const key of REQUIRED) {
     if (entry(tree, key)) continue;
     const code = key === 'format' ? 'BP6003' : 'BP6004';
-    r.report(code, { start: start.start, end: start.start }, `Unexpected method document without \`${key}\`, expected ${key === 'format' ? `\`format: ${METHOD_FORMAT}\`` : `a \`${key}\` section`}`, {
-      hint: REQUIRED_HINTS[key],
-    });
+    r.report(
+      code,
+      { start: start.start, end: start.start },
+      `Unexpected method document without \`${key}\`, expected ${key === 'format' ? `\`format: ${METHOD_FORMAT}\`` : `a \`${key}\` section`}`,
+      {
+        hint: REQUIRED_HINTS[key],
+      },
+    );
   }
   return tree;
 }

@@ -1,7 +1,8 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { describeType } from './data-types.js';
-import type { MethodReporter } from './report.js';
+import { expectMap } from './expect-node.js';
 import type { LocalValue } from './templates.js';
 import type { CheckSpec } from './types.js';
 
@@ -11,15 +12,22 @@ const FORMS = ['equals', 'count', 'present', 'file'] as const;
  * MTH-9: plain English, or exactly one exact form whose names are the step's locals (`in`
  * and `each` aliases, outputs). Returns undefined after reporting.
  */
-export function checkCheckSpec(r: MethodReporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, step: string): CheckSpec | undefined {
+export function checkCheckSpec(r: Reporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, step: string): CheckSpec | undefined {
   const where = `the check of step \`${step}\``;
   if (node.kind === 'scalar' && typeof node.value === 'string' && !node.ref) {
     if (node.value.trim() !== '') return { kind: 'english', text: node.value };
-    r.report('BP6080', node, `Unexpected empty ${where}, expected plain-English criteria or one exact form`, { hint: 'no check means unchecked; remove `check` or write the criteria' });
+    r.report('BP6080', node, `Unexpected empty ${where}, expected plain-English criteria or one exact form`, {
+      hint: 'no check means unchecked; remove `check` or write the criteria',
+    });
     return undefined;
   }
   if (node.kind !== 'map' || node.entries.length !== 1) {
-    const found = node.kind === 'map' ? (node.entries.length === 0 ? 'an empty mapping' : `${node.entries.length} forms (${quoteList(node.entries.map((e) => e.key))})`) : describeNode(node);
+    const found =
+      node.kind === 'map'
+        ? node.entries.length === 0
+          ? 'an empty mapping'
+          : `${node.entries.length} forms (${quoteList(node.entries.map((e) => e.key))})`
+        : describeNode(node);
     r.report('BP6080', node, `Unexpected ${found} for ${where}, expected plain-English text or exactly one of ${quoteList(FORMS)}`, {
       hint: node.kind === 'map' && node.entries.length > 1 ? 'write the other criteria in another step, or as plain-English text' : undefined,
     });
@@ -34,9 +42,14 @@ export function checkCheckSpec(r: MethodReporter, node: YNode, locals: ReadonlyM
       const actualEntry = entry(map, 'actual');
       const expectedEntry = entry(map, 'expected');
       if (!actualEntry || !expectedEntry) {
-        r.report('BP6080', map, `Unexpected \`equals\` without \`${actualEntry ? 'expected' : 'actual'}\` in ${where}, expected both \`actual\` and \`expected\``, {
-          hint: 'supply a fixed expected value as an input with a default',
-        });
+        r.report(
+          'BP6080',
+          map,
+          `Unexpected \`equals\` without \`${actualEntry ? 'expected' : 'actual'}\` in ${where}, expected both \`actual\` and \`expected\``,
+          {
+            hint: 'supply a fixed expected value as an input with a default',
+          },
+        );
         return undefined;
       }
       const actual = name(actualEntry.value, '`equals.actual`');
@@ -84,21 +97,23 @@ export function checkCheckSpec(r: MethodReporter, node: YNode, locals: ReadonlyM
   }
 }
 
-function formMap(r: MethodReporter, node: YNode, keys: readonly string[], what: string, example: string): YMap | undefined {
-  const map = r.map(node, 'BP6080', what, `write \`${example}\``);
+function formMap(r: Reporter, node: YNode, keys: readonly string[], what: string, example: string): YMap | undefined {
+  const map = expectMap(r, node, 'BP6080', what, `write \`${example}\``);
   if (!map) return undefined;
   let ok = true;
   for (const e of map.entries) {
     if (keys.includes(e.key)) continue;
     const guess = closest(e.key, keys);
-    r.report('BP6080', e.keySpan, `Unexpected \`${e.key}\` in ${what}, expected ${quoteList(keys)}`, { hint: guess ? `did you mean \`${guess}\`?` : undefined });
+    r.report('BP6080', e.keySpan, `Unexpected \`${e.key}\` in ${what}, expected ${quoteList(keys)}`, {
+      hint: guess ? `did you mean \`${guess}\`?` : undefined,
+    });
     ok = false;
   }
   return ok ? map : undefined;
 }
 
 /** undefined: absent; null: present but refused. */
-function bound(r: MethodReporter, map: YMap, key: 'min' | 'max', where: string): number | undefined | null {
+function bound(r: Reporter, map: YMap, key: 'min' | 'max', where: string): number | undefined | null {
   const e = entry(map, key);
   if (!e) return undefined;
   if (e.value.kind === 'scalar' && typeof e.value.value === 'number' && Number.isSafeInteger(e.value.value) && e.value.value >= 0) return e.value.value;
@@ -106,7 +121,7 @@ function bound(r: MethodReporter, map: YMap, key: 'min' | 'max', where: string):
   return null;
 }
 
-function checkLocalName(r: MethodReporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, what: string, expect?: 'list' | 'file'): string | undefined {
+function checkLocalName(r: Reporter, node: YNode, locals: ReadonlyMap<string, LocalValue>, what: string, expect?: 'list' | 'file'): string | undefined {
   if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
     r.report('BP6080', node, `Unexpected ${describeNode(node)} for ${what}, expected the name of a local input or output`);
     return undefined;
@@ -115,13 +130,24 @@ function checkLocalName(r: MethodReporter, node: YNode, locals: ReadonlyMap<stri
   const local = locals.get(written);
   if (!local) {
     const guess = closest(written, locals.keys());
-    r.report('BP6081', node, `Unexpected \`${written}\` for ${what}, expected a local input or output${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`, {
-      hint: written.includes('.') ? `checks name whole values; add an \`in\` alias (\`x: ${written}\`) and name \`x\`` : guess ? `did you mean \`${guess}\`?` : 'name an `in` or `each` alias of the step or one of its outputs',
-    });
+    r.report(
+      'BP6081',
+      node,
+      `Unexpected \`${written}\` for ${what}, expected a local input or output${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`,
+      {
+        hint: written.includes('.')
+          ? `checks name whole values; add an \`in\` alias (\`x: ${written}\`) and name \`x\``
+          : guess
+            ? `did you mean \`${guess}\`?`
+            : 'name an `in` or `each` alias of the step or one of its outputs',
+      },
+    );
     return undefined;
   }
   if (local.kind === 'connection') {
-    r.report('BP6082', node, `Unexpected connection \`${written}\` for ${what}, expected a data value`, { hint: 'to check a change, describe the evidence in plain English' });
+    r.report('BP6082', node, `Unexpected connection \`${written}\` for ${what}, expected a data value`, {
+      hint: 'to check a change, describe the evidence in plain English',
+    });
     return undefined;
   }
   if (expect === undefined || local.type === undefined) return written;

@@ -1,4 +1,4 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkCheckSpec } from './check-spec.js';
@@ -6,7 +6,7 @@ import type { CollectedStep } from './collect-steps.js';
 import { describeType, elementType } from './data-types.js';
 import { checkName, lookup } from './names.js';
 import { resolveReference } from './references.js';
-import type { MethodReporter } from './report.js';
+import { expectMap, expectText } from './expect-node.js';
 import type { MethodScope } from './scope.js';
 import { checkPlaceholders, type LocalValue } from './templates.js';
 import type { CheckSpec, CompiledStep, Reference } from './types.js';
@@ -15,9 +15,17 @@ const STEP_KEYS = ['name', 'do', 'ask', 'in', 'out', 'check', 'after', 'each', '
 const STEP_KEY_HINTS: Readonly<Record<string, string>> = {
   description: 'a step has no separate description; the instructions in `do` explain the work, `name` gives a display title',
   title: 'write the display title as `name`',
-  inputs: 'write `in`', input: 'write `in`', outputs: 'write `out`', output: 'write `out`',
-  depends_on: 'write `after`', needs: 'write `after`', if: 'write `when`', for_each: 'write `each`', foreach: 'write `each`',
-  instructions: 'write the agent instructions as `do`', prompt: 'write `do` (agent instructions) or `ask` (a human request)',
+  inputs: 'write `in`',
+  input: 'write `in`',
+  outputs: 'write `out`',
+  output: 'write `out`',
+  depends_on: 'write `after`',
+  needs: 'write `after`',
+  if: 'write `when`',
+  for_each: 'write `each`',
+  foreach: 'write `each`',
+  instructions: 'write the agent instructions as `do`',
+  prompt: 'write `do` (agent instructions) or `ask` (a human request)',
 };
 
 /** A dependency of a step on another, with where it was written (for cycle reports). */
@@ -38,7 +46,7 @@ export interface StepAnalysis {
 }
 
 /** Pass two over one step: MTH-6 to MTH-13 and MTH-17, everything but the graph. */
-export function checkStep(r: MethodReporter, scope: MethodScope, step: CollectedStep): StepAnalysis {
+export function checkStep(r: Reporter, scope: MethodScope, step: CollectedStep): StepAnalysis {
   const key = step.entry.key;
   const analysis: StepAnalysis = { key, keySpan: step.entry.keySpan, edges: [], when: undefined, compiled: undefined };
   if (step.entry.value.kind !== 'map') return analysis;
@@ -47,14 +55,16 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   checkStepKeys(r, map, key);
   const body = checkBody(r, map, key, step.entry.keySpan);
   const title = entry(map, 'name');
-  const titleText = title ? r.text(title.value, 'BP6053', `the name of step \`${key}\``) : undefined;
+  const titleText = title ? expectText(r, title.value, 'BP6053', `the name of step \`${key}\``) : undefined;
 
   const locals = new Map<string, LocalValue>();
   const localSpans = new Map<string, Span>();
   const addLocal = (alias: string, span: Span, value: LocalValue): void => {
     const first = localSpans.get(alias);
     if (first) {
-      r.report('BP6031', span, `Unexpected second local name \`${alias}\` in step \`${key}\`, expected each alias and output name once`, { related: [r.locate(first, 'first used here')] });
+      r.report('BP6031', span, `Unexpected second local name \`${alias}\` in step \`${key}\`, expected each alias and output name once`, {
+        related: [r.locate(first, 'first used here')],
+      });
       return;
     }
     localSpans.set(alias, span);
@@ -66,11 +76,17 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
 
   const inRefs: Record<string, Reference> = {};
   const inEntry = entry(map, 'in');
-  const inMap = inEntry ? r.map(inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`') : undefined;
+  const inMap = inEntry
+    ? expectMap(r, inEntry.value, 'BP6060', `\`in\` of step \`${key}\``, 'write `in:` then one `alias: reference` per line, such as `query: inputs.query`')
+    : undefined;
   for (const e of inMap?.entries ?? []) {
     checkName(r, e.key, e.keySpan, 'alias');
     const resolved = resolveReference(r, scope, e.value, `\`in.${e.key}\` of step \`${key}\``);
-    addLocal(e.key, e.keySpan, resolved?.kind === 'data' ? { kind: 'data', type: resolved.type } : resolved ? { kind: 'connection' } : { kind: 'data', type: undefined });
+    addLocal(
+      e.key,
+      e.keySpan,
+      resolved?.kind === 'data' ? { kind: 'data', type: resolved.type } : resolved ? { kind: 'connection' } : { kind: 'data', type: undefined },
+    );
     if (!resolved) continue;
     Object.defineProperty(inRefs, e.key, { value: resolved.ref, enumerable: true, writable: true, configurable: true });
     if (resolved.kind === 'data') dataEdge(resolved.producer, e.value.span, resolved.ref.text);
@@ -79,9 +95,11 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   let each: CompiledStep['each'];
   const eachEntry = entry(map, 'each');
   if (eachEntry) {
-    const eachMap = r.map(eachEntry.value, 'BP6100', `\`each\` of step \`${key}\``, 'write `each: {person: state.approved_people}`');
+    const eachMap = expectMap(r, eachEntry.value, 'BP6100', `\`each\` of step \`${key}\``, 'write `each: {person: state.approved_people}`');
     if (eachMap && eachMap.entries.length !== 1) {
-      r.report('BP6100', eachMap, `Unexpected ${eachMap.entries.length} aliases in \`each\` of step \`${key}\`, expected exactly one`, { hint: 'repeat over one list; pass other data through `in`' });
+      r.report('BP6100', eachMap, `Unexpected ${eachMap.entries.length} aliases in \`each\` of step \`${key}\`, expected exactly one`, {
+        hint: 'repeat over one list; pass other data through `in`',
+      });
     } else if (eachMap) {
       const e = eachMap.entries[0]!;
       checkName(r, e.key, e.keySpan, 'alias');
@@ -114,7 +132,9 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   if (whenEntry) {
     const node = whenEntry.value;
     if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
-      r.report('BP6110', node, `Unexpected ${describeNode(node)} for \`when\` of step \`${key}\`, expected a reference to a boolean`, { hint: 'a judgment belongs in a `do` step returning a boolean and a reason; name that boolean here' });
+      r.report('BP6110', node, `Unexpected ${describeNode(node)} for \`when\` of step \`${key}\`, expected a reference to a boolean`, {
+        hint: 'a judgment belongs in a `do` step returning a boolean and a reason; name that boolean here',
+      });
     } else {
       const resolved = resolveReference(r, scope, node, `\`when\` of step \`${key}\``);
       if (resolved?.kind === 'connection' || (resolved?.kind === 'data' && resolved.type !== undefined && resolved.type.type !== 'boolean')) {
@@ -137,9 +157,14 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   if (checkEntry) check = checkCheckSpec(r, checkEntry.value, locals, key);
   const external = changes.find((c) => c.ref.root === 'environment');
   if (external && !checkEntry) {
-    r.report('BP6160', external.span, `Unexpected external change \`${external.ref.text}\` without a \`check\` in step \`${key}\`, expected an independent check`, {
-      hint: 'add `check:` with criteria an independent reviewer can verify from observed evidence (the saved page, the sent message, …)',
-    });
+    r.report(
+      'BP6160',
+      external.span,
+      `Unexpected external change \`${external.ref.text}\` without a \`check\` in step \`${key}\`, expected an independent check`,
+      {
+        hint: 'add `check:` with criteria an independent reviewer can verify from observed evidence (the saved page, the sent message, …)',
+      },
+    );
   }
 
   if (r.errorCount !== errorsBefore || !body || !step.outOk) return analysis;
@@ -161,7 +186,7 @@ export function checkStep(r: MethodReporter, scope: MethodScope, step: Collected
   return analysis;
 }
 
-function checkStepKeys(r: MethodReporter, map: YMap, key: string): void {
+function checkStepKeys(r: Reporter, map: YMap, key: string): void {
   for (const e of map.entries) {
     if ((STEP_KEYS as readonly string[]).includes(e.key)) continue;
     const guess = closest(e.key, STEP_KEYS);
@@ -172,7 +197,7 @@ function checkStepKeys(r: MethodReporter, map: YMap, key: string): void {
 }
 
 /** MTH-6: exactly one of `do` and `ask`, a nonempty string. */
-function checkBody(r: MethodReporter, map: YMap, key: string, keySpan: Span): { kind: 'do' | 'ask'; text: string; node: YNode } | undefined {
+function checkBody(r: Reporter, map: YMap, key: string, keySpan: Span): { kind: 'do' | 'ask'; text: string; node: YNode } | undefined {
   const doEntry = entry(map, 'do');
   const askEntry = entry(map, 'ask');
   if (doEntry && askEntry) {
@@ -190,12 +215,12 @@ function checkBody(r: MethodReporter, map: YMap, key: string, keySpan: Span): { 
     return undefined;
   }
   const kind = body === doEntry ? 'do' : 'ask';
-  const text = r.text(body.value, 'BP6053', `\`${kind}\` of step \`${key}\``);
+  const text = expectText(r, body.value, 'BP6053', `\`${kind}\` of step \`${key}\``);
   return text === undefined ? undefined : { kind, text, node: body.value };
 }
 
 /** MTH-10: `after` is a step key or a list of them; each adds an ordering edge. */
-function checkAfter(r: MethodReporter, scope: MethodScope, map: YMap, key: string, edges: Edge[]): string[] {
+function checkAfter(r: Reporter, scope: MethodScope, map: YMap, key: string, edges: Edge[]): string[] {
   const afterEntry = entry(map, 'after');
   if (!afterEntry) return [];
   const node = afterEntry.value;
@@ -215,7 +240,12 @@ function checkAfter(r: MethodReporter, scope: MethodScope, map: YMap, key: strin
       const guess = closest(target, scope.steps.keys());
       const producer = scope.outputs.get(target)?.step;
       r.report('BP6090', item, `Unexpected \`${target}\` in \`after\` of step \`${key}\`, expected a step key`, {
-        hint: producer !== undefined ? `\`${target}\` is an output of step \`${producer}\`; read it through \`in\`, or write \`after: ${producer}\`` : guess ? `did you mean \`${guess}\`?` : undefined,
+        hint:
+          producer !== undefined
+            ? `\`${target}\` is an output of step \`${producer}\`; read it through \`in\`, or write \`after: ${producer}\``
+            : guess
+              ? `did you mean \`${guess}\`?`
+              : undefined,
       });
       continue;
     }
@@ -227,7 +257,7 @@ function checkAfter(r: MethodReporter, scope: MethodScope, map: YMap, key: strin
 }
 
 /** MTH-13: declared `state.NAME` / `environment.NAME` targets; an `ask` changes nothing. */
-function checkChanges(r: MethodReporter, scope: MethodScope, map: YMap, key: string, kind: 'do' | 'ask' | undefined): { ref: Reference; span: Span }[] {
+function checkChanges(r: Reporter, scope: MethodScope, map: YMap, key: string, kind: 'do' | 'ask' | undefined): { ref: Reference; span: Span }[] {
   const changesEntry = entry(map, 'changes');
   if (!changesEntry) return [];
   if (kind === 'ask' || (kind === undefined && entry(map, 'ask') && !entry(map, 'do'))) {
@@ -250,9 +280,18 @@ function checkChanges(r: MethodReporter, scope: MethodScope, map: YMap, key: str
     const match = text === undefined ? null : /^(state|environment)\.([^.]+)$/.exec(text);
     if (text === undefined || !match || !targets.includes(text)) {
       const guess = text === undefined ? undefined : closest(text, targets);
-      r.report('BP6120', item, `Unexpected ${text === undefined ? describeNode(item) : `\`${text}\``} in \`changes\` of step \`${key}\`, expected a declared \`state.NAME\` or \`environment.NAME\`${targets.length > 0 ? ` (${quoteList(targets)})` : ''}`, {
-        hint: guess ? `did you mean \`${guess}\`?` : text !== undefined && !match ? 'a step changes a whole state or a connection; outputs are returned, not changed' : undefined,
-      });
+      r.report(
+        'BP6120',
+        item,
+        `Unexpected ${text === undefined ? describeNode(item) : `\`${text}\``} in \`changes\` of step \`${key}\`, expected a declared \`state.NAME\` or \`environment.NAME\`${targets.length > 0 ? ` (${quoteList(targets)})` : ''}`,
+        {
+          hint: guess
+            ? `did you mean \`${guess}\`?`
+            : text !== undefined && !match
+              ? 'a step changes a whole state or a connection; outputs are returned, not changed'
+              : undefined,
+        },
+      );
       continue;
     }
     if (changes.some((c) => c.ref.text === text)) {

@@ -1,7 +1,8 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import { entry, type YEntry, type YNode } from '../source/yaml-tree.js';
 import { checkDeclaration, defineField } from './data-types.js';
 import { checkName } from './names.js';
-import type { MethodReporter } from './report.js';
+import { expectMap } from './expect-node.js';
 import type { MethodScope } from './scope.js';
 import type { DataType } from './types.js';
 
@@ -17,17 +18,25 @@ export interface CollectedStep {
  * Pass one over `steps` (MTH-6 shape, MTH-2 keys, MTH-3/MTH-4 outputs): registers every
  * step and output in the scope, so pass two can resolve references in any direction.
  */
-export function collectSteps(r: MethodReporter, node: YNode, scope: MethodScope): CollectedStep[] {
-  const map = r.map(node, 'BP6050', '`steps`', node.kind === 'scalar' && node.value === null ? 'write at least one step: `steps:` then `  step_key:` with `do:` or `ask:`' : undefined);
+export function collectSteps(r: Reporter, node: YNode, scope: MethodScope): CollectedStep[] {
+  const map = expectMap(
+    r,
+    node,
+    'BP6050',
+    '`steps`',
+    node.kind === 'scalar' && node.value === null ? 'write at least one step: `steps:` then `  step_key:` with `do:` or `ask:`' : undefined,
+  );
   if (!map) return [];
   if (map.entries.length === 0) {
-    r.report('BP6050', map, 'Unexpected empty `steps`, expected at least one step', { hint: 'a step has a key and `do:` (agent instructions) or `ask:` (a human request)' });
+    r.report('BP6050', map, 'Unexpected empty `steps`, expected at least one step', {
+      hint: 'a step has a key and `do:` (agent instructions) or `ask:` (a human request)',
+    });
     return [];
   }
   const collected: CollectedStep[] = [];
   for (const e of map.entries) {
     checkName(r, e.key, e.keySpan, 'step key');
-    const step = r.map(e.value, 'BP6050', `step \`${e.key}\``, 'a step is a mapping with `do:` or `ask:` and optional `in`, `out`, `check`, …');
+    const step = expectMap(r, e.value, 'BP6050', `step \`${e.key}\``, 'a step is a mapping with `do:` or `ask:` and optional `in`, `out`, `check`, …');
     const outputs: string[] = [];
     const result: CollectedStep = { entry: e, out: {}, outOk: true };
     const isEach = step !== undefined && entry(step, 'each') !== undefined;
@@ -39,8 +48,16 @@ export function collectSteps(r: MethodReporter, node: YNode, scope: MethodScope)
   return collected;
 }
 
-function collectOutputs(r: MethodReporter, scope: MethodScope, stepKey: string, isEach: boolean, node: YNode, out: Record<string, DataType>, names: string[]): boolean {
-  const map = r.map(node, 'BP6020', `\`out\` of step \`${stepKey}\``, 'write `out:` then one `name: {type, description}` per output, or `{}`');
+function collectOutputs(
+  r: Reporter,
+  scope: MethodScope,
+  stepKey: string,
+  isEach: boolean,
+  node: YNode,
+  out: Record<string, DataType>,
+  names: string[],
+): boolean {
+  const map = expectMap(r, node, 'BP6020', `\`out\` of step \`${stepKey}\``, 'write `out:` then one `name: {type, description}` per output, or `{}`');
   if (!map) return false;
   let ok = true;
   for (const e of map.entries) {
@@ -59,10 +76,17 @@ function collectOutputs(r: MethodReporter, scope: MethodScope, stepKey: string, 
       continue;
     }
     if (input || state) {
-      r.report('BP6030', e.keySpan, `Unexpected output \`${e.key}\` in step \`${stepKey}\` named like ${input ? 'an input' : 'a state'}, expected a name of its own`, {
-        hint: input ? 'data is declared once, where it enters; read the input as `inputs.' + e.key + '` or rename the output' : 'to update the state, list `state.' + e.key + '` under `changes`; otherwise rename the output',
-        related: [r.locate((input ?? state)!.span, `${input ? 'input' : 'state'} \`${e.key}\` is declared here`)],
-      });
+      r.report(
+        'BP6030',
+        e.keySpan,
+        `Unexpected output \`${e.key}\` in step \`${stepKey}\` named like ${input ? 'an input' : 'a state'}, expected a name of its own`,
+        {
+          hint: input
+            ? 'data is declared once, where it enters; read the input as `inputs.' + e.key + '` or rename the output'
+            : 'to update the state, list `state.' + e.key + '` under `changes`; otherwise rename the output',
+          related: [r.locate((input ?? state)!.span, `${input ? 'input' : 'state'} \`${e.key}\` is declared here`)],
+        },
+      );
       ok = false;
       continue;
     }

@@ -1,8 +1,8 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkName, lookup } from './names.js';
-import type { MethodReporter } from './report.js';
+import { expectMap, expectText } from './expect-node.js';
 import type { DataType } from './types.js';
 
 export const DATA_TYPES = ['text', 'number', 'boolean', 'record', 'list', 'file'] as const;
@@ -17,8 +17,17 @@ export const MAX_TYPE_DEPTH = 32;
 const BASE_KEYS = ['type', 'description', 'fields', 'items', 'format'] as const;
 const EXTRA_KEYS: Record<DeclarationPlace, readonly string[]> = { inputs: ['default'], state: ['file', 'default'], out: [] };
 const TYPE_GUESSES: Readonly<Record<string, TypeName>> = {
-  string: 'text', str: 'text', integer: 'number', int: 'number', float: 'number', bool: 'boolean',
-  object: 'record', map: 'record', array: 'list', sequence: 'list', path: 'file',
+  string: 'text',
+  str: 'text',
+  integer: 'number',
+  int: 'number',
+  float: 'number',
+  bool: 'boolean',
+  object: 'record',
+  map: 'record',
+  array: 'list',
+  sequence: 'list',
+  path: 'file',
 };
 
 /** The type of one list item: `items`, or a record of the list's `fields`. */
@@ -41,8 +50,8 @@ export function describeType(type: DataType): string {
  * description is optional (decision: the spec asks a description of each declared datum,
  * and a field's name plus its parent's description usually says enough).
  */
-export function checkDeclaration(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth = 0): DataType | undefined {
-  const map = r.map(node, 'BP6020', what, 'a declaration is a mapping such as `{type: text, description: …}`');
+export function checkDeclaration(r: Reporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth = 0): DataType | undefined {
+  const map = expectMap(r, node, 'BP6020', what, 'a declaration is a mapping such as `{type: text, description: …}`');
   if (!map) return undefined;
   if (depth > MAX_TYPE_DEPTH) {
     r.report('BP6022', map, `Unexpected types nested deeper than ${MAX_TYPE_DEPTH} levels in ${what}, expected a shallower shape`);
@@ -53,7 +62,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
   const descriptionEntry = entry(map, 'description');
   let description: string | undefined;
   if (descriptionEntry) {
-    description = r.text(descriptionEntry.value, 'BP6020', `the description of ${what}`);
+    description = expectText(r, descriptionEntry.value, 'BP6020', `the description of ${what}`);
     ok &&= description !== undefined;
   } else if (depth === 0) {
     r.report('BP6020', at, `Unexpected declaration of ${what} without \`description\`, expected \`type\` and \`description\``, {
@@ -74,7 +83,11 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
   const fields = entry(map, 'fields');
   const items = entry(map, 'items');
   const format = entry(map, 'format');
-  for (const [e, allowedFor] of [[fields, ['record', 'list']], [items, ['list']], [format, ['file']]] as const) {
+  for (const [e, allowedFor] of [
+    [fields, ['record', 'list']],
+    [items, ['list']],
+    [format, ['file']],
+  ] as const) {
     if (e && !(allowedFor as readonly string[]).includes(type)) {
       r.report('BP6023', e.keySpan, `Unexpected \`${e.key}\` on a ${type} declaration (${what}), expected it only on ${quoteList(allowedFor)}`, {
         hint: e.key === 'format' ? 'only a file declares a format (markdown, csv, …); describe the expected form of other data in its description' : undefined,
@@ -89,7 +102,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
     case 'boolean':
       return ok ? { type, ...base } : undefined;
     case 'file': {
-      const f = format ? r.text(format.value, 'BP6023', `the format of ${what}`) : undefined;
+      const f = format ? expectText(r, format.value, 'BP6023', `the format of ${what}`) : undefined;
       if (format && f === undefined) return undefined;
       return ok ? { type, ...base, ...(f === undefined ? {} : { format: f }) } : undefined;
     }
@@ -103,9 +116,14 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
     }
     case 'list': {
       if ((fields === undefined) === (items === undefined)) {
-        r.report('BP6022', fields && items ? items.keySpan : typeEntry.value, `Unexpected list ${what} with ${fields ? 'both `fields` and `items`' : 'neither `fields` nor `items`'}, expected exactly one`, {
-          hint: '`fields` makes a list of records; `items` gives the one type of every item',
-        });
+        r.report(
+          'BP6022',
+          fields && items ? items.keySpan : typeEntry.value,
+          `Unexpected list ${what} with ${fields ? 'both `fields` and `items`' : 'neither `fields` nor `items`'}, expected exactly one`,
+          {
+            hint: '`fields` makes a list of records; `items` gives the one type of every item',
+          },
+        );
         return undefined;
       }
       if (fields) {
@@ -118,7 +136,7 @@ export function checkDeclaration(r: MethodReporter, node: YNode, place: Declarat
   }
 }
 
-function checkDeclarationKeys(r: MethodReporter, map: YMap, place: DeclarationPlace, what: string, depth: number): boolean {
+function checkDeclarationKeys(r: Reporter, map: YMap, place: DeclarationPlace, what: string, depth: number): boolean {
   const allowed = [...BASE_KEYS, ...(depth === 0 ? EXTRA_KEYS[place] : [])];
   let ok = true;
   for (const e of map.entries) {
@@ -138,7 +156,10 @@ function checkDeclarationKeys(r: MethodReporter, map: YMap, place: DeclarationPl
 }
 
 function keyHint(key: string, allowed: readonly string[], depth: number): string | undefined {
-  if (key === 'default') return depth > 0 ? 'give the default on the whole input or state, not on a nested type' : 'defaults belong to inputs and state; an output is returned by its step';
+  if (key === 'default')
+    return depth > 0
+      ? 'give the default on the whole input or state, not on a nested type'
+      : 'defaults belong to inputs and state; an output is returned by its step';
   if (key === 'file') return '`file` belongs to state declarations: the path of its JSON file in the data folder';
   if (key === 'properties') return 'write `fields`';
   if (key === 'required') return 'every declared field is required; remove it';
@@ -147,10 +168,11 @@ function keyHint(key: string, allowed: readonly string[], depth: number): string
   return guess ? `did you mean \`${guess}\`?` : undefined;
 }
 
-function typeName(r: MethodReporter, node: YNode, what: string): TypeName | undefined {
+function typeName(r: Reporter, node: YNode, what: string): TypeName | undefined {
   if (node.kind === 'scalar' && typeof node.value === 'string' && (DATA_TYPES as readonly string[]).includes(node.value)) return node.value as TypeName;
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? `type \`${node.value}\`` : describeNode(node);
-  const guess = node.kind === 'scalar' && typeof node.value === 'string' ? (lookup(TYPE_GUESSES, node.value.toLowerCase()) ?? closest(node.value, DATA_TYPES)) : undefined;
+  const guess =
+    node.kind === 'scalar' && typeof node.value === 'string' ? (lookup(TYPE_GUESSES, node.value.toLowerCase()) ?? closest(node.value, DATA_TYPES)) : undefined;
   r.report('BP6021', node, `Unexpected ${written} for ${what}, expected one of ${quoteList(DATA_TYPES)}`, {
     hint: guess ? `did you mean \`${guess}\`?` : undefined,
   });
@@ -162,17 +184,20 @@ function typeName(r: MethodReporter, node: YNode, what: string): TypeName | unde
  * a bare type name (`person: text`) or a nested declaration (`{type: text, description?: …}`);
  * both mean the same type. A bare `record` or `list` has no room for its fields or items.
  */
-function checkNestedType(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth: number): DataType | undefined {
+function checkNestedType(r: Reporter, node: YNode, place: DeclarationPlace, what: string, at: Span, depth: number): DataType | undefined {
   if (node.kind === 'map') return checkDeclaration(r, node, place, what, at, depth);
   if (node.kind !== 'scalar') {
-    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, { hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`' });
+    r.report('BP6020', node, `Unexpected ${describeNode(node)} for ${what}, expected a type name or a declaration`, {
+      hint: 'write a type name such as `text`, or a mapping such as `{type: list, items: text}`',
+    });
     return undefined;
   }
   const type = typeName(r, node, what);
   if (type === undefined) return undefined;
   if (type === 'record' || type === 'list') {
     r.report('BP6022', node, `Unexpected bare \`${type}\` for ${what}, expected a declaration with ${type === 'record' ? '`fields`' : '`fields` or `items`'}`, {
-      hint: type === 'record' ? 'write `{type: record, fields: {name: text, …}}`' : 'write `{type: list, items: text}` or `{type: list, fields: {name: text, …}}`',
+      hint:
+        type === 'record' ? 'write `{type: record, fields: {name: text, …}}`' : 'write `{type: list, items: text}` or `{type: list, fields: {name: text, …}}`',
     });
     return undefined;
   }
@@ -183,14 +208,14 @@ function checkNestedType(r: MethodReporter, node: YNode, place: DeclarationPlace
   return { type };
 }
 
-function refuseStateFile(r: MethodReporter, node: YNode, what: string): void {
+function refuseStateFile(r: Reporter, node: YNode, what: string): void {
   r.report('BP6043', node, `Unexpected type \`file\` in state ${what}, expected a JSON type`, {
     hint: 'state is JSON data saved by the runner; keep a file as a step output and store what you need about it (a name, a URL) as text',
   });
 }
 
-function checkFields(r: MethodReporter, node: YNode, place: DeclarationPlace, what: string, depth: number): Record<string, DataType> | undefined {
-  const map = r.map(node, 'BP6022', `the fields of ${what}`);
+function checkFields(r: Reporter, node: YNode, place: DeclarationPlace, what: string, depth: number): Record<string, DataType> | undefined {
+  const map = expectMap(r, node, 'BP6022', `the fields of ${what}`);
   if (!map) return undefined;
   if (map.entries.length === 0) {
     r.report('BP6022', map, `Unexpected empty \`fields\` in ${what}, expected at least one field`);
@@ -217,7 +242,7 @@ export function defineField<T>(target: Record<string, T>, key: string, value: T)
  * MTH-5: a default checked against its type. Stops at the first mismatch, reported at the
  * offending node, so a long wrong list yields one diagnostic.
  */
-export function checkValue(r: MethodReporter, node: YNode, type: DataType, what: string): boolean {
+export function checkValue(r: Reporter, node: YNode, type: DataType, what: string): boolean {
   const wrong = (expected: string): false => {
     r.report('BP6040', node, `Unexpected ${describeNode(node)} in ${what}, expected ${expected}`);
     return false;
@@ -245,7 +270,9 @@ export function checkValue(r: MethodReporter, node: YNode, type: DataType, what:
       for (const [name, fieldType] of Object.entries(type.fields)) {
         const e = entry(node, name);
         if (!e) {
-          r.report('BP6040', node, `Unexpected record without field \`${name}\` in ${what}, expected every declared field`, { hint: 'all declared fields are required' });
+          r.report('BP6040', node, `Unexpected record without field \`${name}\` in ${what}, expected every declared field`, {
+            hint: 'all declared fields are required',
+          });
           return false;
         }
         if (!checkValue(r, e.value, fieldType, `${what}, field \`${name}\``)) return false;

@@ -1,16 +1,16 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import type { Edge, StepAnalysis } from './check-step.js';
-import type { MethodReporter } from './report.js';
 
 /**
  * MTH-10: a topological order that is stable (document order among ready steps), and one
  * report per strongly connected group of steps, naming a cycle step by step in flow order.
  */
-export function orderSteps(r: MethodReporter, steps: readonly StepAnalysis[]): string[] {
+export function orderSteps(r: Reporter, steps: readonly StepAnalysis[]): string[] {
   const index = new Map(steps.map((s, i) => [s.key, i]));
   const deps = steps.map((s) => [...new Set(s.edges.map((e) => index.get(e.from)).filter((i): i is number => i !== undefined))]);
   const placed = new Array<boolean>(steps.length).fill(false);
   const order: string[] = [];
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     for (let i = 0; i < steps.length; i++) {
       if (placed[i] || !deps[i]!.every((d) => placed[d])) continue;
@@ -25,7 +25,7 @@ export function orderSteps(r: MethodReporter, steps: readonly StepAnalysis[]): s
   return order;
 }
 
-function reportCycles(r: MethodReporter, steps: readonly StepAnalysis[], deps: readonly number[][], placed: readonly boolean[]): void {
+function reportCycles(r: Reporter, steps: readonly StepAnalysis[], deps: readonly number[][], placed: readonly boolean[]): void {
   const groups = components(deps, placed);
   for (const group of groups) {
     const members = new Set(group);
@@ -41,7 +41,7 @@ function reportCycles(r: MethodReporter, steps: readonly StepAnalysis[], deps: r
       at = deps[at]!.filter((d) => members.has(d)).sort((a, b) => a - b)[0]!;
     }
     // walk[k] depends on walk[k+1]: reversed, the loop reads in flow order.
-    const loop = walk.slice(seen.get(at)!).reverse();
+    const loop = walk.slice(seen.get(at)).reverse();
     const start = loop.indexOf(Math.min(...loop));
     const cycle = [...loop.slice(start), ...loop.slice(0, start)];
     const names = [...cycle, cycle[0]!].map((i) => steps[i]!.key);
@@ -51,10 +51,15 @@ function reportCycles(r: MethodReporter, steps: readonly StepAnalysis[], deps: r
       return r.locate(edge.span, describeEdge(steps[consumer]!.key, steps[producer]!.key, edge));
     });
     const head = steps[cycle[0]!]!;
-    r.report('BP6091', head.keySpan, `Unexpected dependency cycle ${names.map((n) => `\`${n}\``).join(' → ')}, expected steps that do not wait for themselves`, {
-      hint: 'data references and `after` both order steps; remove one of the links listed',
-      related: [...related.slice(1), related[0]!],
-    });
+    r.report(
+      'BP6091',
+      head.keySpan,
+      `Unexpected dependency cycle ${names.map((n) => `\`${n}\``).join(' → ')}, expected steps that do not wait for themselves`,
+      {
+        hint: 'data references and `after` both order steps; remove one of the links listed',
+        related: [...related.slice(1), related[0]!],
+      },
+    );
   }
 }
 
@@ -116,7 +121,7 @@ function components(deps: readonly number[][], placed: readonly boolean[]): numb
  * MTH-12 (warning): a step that reads the output of a conditional step runs only when it
  * carries the same condition; otherwise it stops when the producer was skipped.
  */
-export function checkConditionalConsumers(r: MethodReporter, steps: readonly StepAnalysis[]): void {
+export function checkConditionalConsumers(r: Reporter, steps: readonly StepAnalysis[]): void {
   const byKey = new Map(steps.map((s) => [s.key, s]));
   for (const consumer of steps) {
     for (const edge of consumer.edges) {
@@ -124,10 +129,15 @@ export function checkConditionalConsumers(r: MethodReporter, steps: readonly Ste
       const producer = byKey.get(edge.from);
       if (!producer?.when || producer.key === consumer.key) continue;
       if (consumer.when && consumer.when.ref.text === producer.when.ref.text) continue;
-      r.report('BP6111', edge.span, `Unexpected read of \`${edge.text}\` from the conditional step \`${producer.key}\` in step \`${consumer.key}\` without \`when: ${producer.when.ref.text}\`, expected the same condition`, {
-        hint: `when \`${producer.when.ref.text}\` is false, \`${producer.key}\` is skipped and \`${consumer.key}\` stops; add \`when: ${producer.when.ref.text}\` to \`${consumer.key}\``,
-        related: [r.locate(producer.when.span, `\`${producer.key}\` runs only when \`${producer.when.ref.text}\``)],
-      });
+      r.report(
+        'BP6111',
+        edge.span,
+        `Unexpected read of \`${edge.text}\` from the conditional step \`${producer.key}\` in step \`${consumer.key}\` without \`when: ${producer.when.ref.text}\`, expected the same condition`,
+        {
+          hint: `when \`${producer.when.ref.text}\` is false, \`${producer.key}\` is skipped and \`${consumer.key}\` stops; add \`when: ${producer.when.ref.text}\` to \`${consumer.key}\``,
+          related: [r.locate(producer.when.span, `\`${producer.key}\` runs only when \`${producer.when.ref.text}\``)],
+        },
+      );
     }
   }
 }

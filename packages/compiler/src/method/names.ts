@@ -1,5 +1,4 @@
-import type { Span } from '../diagnostics/reporter.js';
-import type { MethodReporter } from './report.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const MAX_NAME_LENGTH = 80;
@@ -18,12 +17,17 @@ export function isMethodName(name: string): boolean {
  * MTH-2 for one name. `reserved` is false for the method's own name and record fields,
  * which never stand where a reference root could. Returns true when the name is usable.
  */
-export function checkName(r: MethodReporter, name: string, span: Span, what: string, reserved = true): boolean {
+export function checkName(r: Reporter, name: string, span: Span, what: string, reserved = true): boolean {
   if (!isMethodName(name)) {
     const suggestion = suggestName(name);
-    r.report('BP6010', span, `Unexpected ${what} \`${name}\`, expected lowercase letters, digits and underscores, starting with a letter, at most ${MAX_NAME_LENGTH} characters`, {
-      hint: suggestion !== undefined && suggestion !== name ? `write \`${suggestion}\`` : undefined,
-    });
+    r.report(
+      'BP6010',
+      span,
+      `Unexpected ${what} \`${name}\`, expected lowercase letters, digits and underscores, starting with a letter, at most ${MAX_NAME_LENGTH} characters`,
+      {
+        hint: suggestion !== undefined && suggestion !== name ? `write \`${suggestion}\`` : undefined,
+      },
+    );
     return false;
   }
   if (reserved && RESERVED_NAMES.includes(name)) {

@@ -1,7 +1,7 @@
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { parseJsonWithPositions } from '../manifest/parse-json.js';
-import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from '../source/normalize-text.js';
+import { parseJsonWithPositions } from '../json/parse-json.js';
+import { decodeSourceText, reportUndecodable } from '../source/normalize-text.js';
 import { parseFrontmatter } from '../source/parse-frontmatter.js';
 import type { YNode } from '../source/yaml-tree.js';
 
@@ -28,16 +28,15 @@ export interface ParsedDocument {
 export function parseMethodDocument(file: string, input: Uint8Array | string): ParsedDocument {
   const decoded = decodeSourceText(input);
   if (!decoded.ok) {
-    const bytes = input as Uint8Array;
-    const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
-    const reporter = new Reporter(file, new LineIndex(text));
-    if (decoded.tooLarge) reporter.report('BP1004', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'a method document is a small text file' });
-    else reporter.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, { hint: 'save the file as UTF-8' });
+    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', {
+      tooLarge: 'a method document is a small text file',
+      invalid: 'save the file as UTF-8',
+    });
     return { reporter, tree: undefined };
   }
   const reporter = new Reporter(file, new LineIndex(decoded.text));
   if (/\.json$/i.test(file)) {
-    const tree = parseJsonWithPositions(file, decoded.text, reporter);
+    const tree = parseJsonWithPositions(decoded.text, reporter);
     for (const d of reporter.diagnostics) {
       // The JSON parser names plugin.json's rule; here the same refusal is the method's.
       if (d.code === 'BP2001') Object.assign(d, { code: 'BP6002', rule: 'MTH-1' });

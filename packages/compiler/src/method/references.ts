@@ -1,15 +1,12 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, type YNode } from '../source/yaml-tree.js';
 import { describeType, elementType } from './data-types.js';
-import type { MethodReporter } from './report.js';
 import { downstreamType, type MethodScope } from './scope.js';
 import type { DataType, Reference } from './types.js';
 
 /** What a resolved reference stands for; `type` is undefined when its declaration was refused. */
-export type Resolved =
-  | { kind: 'data'; ref: Reference; type: DataType | undefined; producer: string | undefined }
-  | { kind: 'connection'; ref: Reference };
+export type Resolved = { kind: 'data'; ref: Reference; type: DataType | undefined; producer: string | undefined } | { kind: 'connection'; ref: Reference };
 
 const SEGMENT = /^[A-Za-z0-9_]+$/;
 const INDEX = /^(?:0|[1-9][0-9]{0,8})$/;
@@ -27,7 +24,8 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
     const segment = path[i]!;
     const shown = `\`.${segment}\` in \`${written}\``;
     if (typeof segment === 'number') {
-      if (current.type !== 'list') return { ok: false, index: i, message: `Unexpected index ${shown} into ${describeType(current)}, expected an index only on a list` };
+      if (current.type !== 'list')
+        return { ok: false, index: i, message: `Unexpected index ${shown} into ${describeType(current)}, expected an index only on a list` };
       current = elementType(current);
       continue;
     }
@@ -38,10 +36,20 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
         continue;
       }
       const guess = closest(segment, Object.keys(current.fields));
-      return { ok: false, index: i, message: `Unexpected field ${shown}, expected ${quoteList(Object.keys(current.fields))}`, ...(guess ? { hint: `did you mean \`${guess}\`?` } : {}) };
+      return {
+        ok: false,
+        index: i,
+        message: `Unexpected field ${shown}, expected ${quoteList(Object.keys(current.fields))}`,
+        ...(guess ? { hint: `did you mean \`${guess}\`?` } : {}),
+      };
     }
     if (current.type === 'list') {
-      return { ok: false, index: i, message: `Unexpected field ${shown} of a list, expected an item index first`, hint: `select an item (\`.0\`), or use \`each\` to handle every item` };
+      return {
+        ok: false,
+        index: i,
+        message: `Unexpected field ${shown} of a list, expected an item index first`,
+        hint: `select an item (\`.0\`), or use \`each\` to handle every item`,
+      };
     }
     return { ok: false, index: i, message: `Unexpected field ${shown} of ${describeType(current)}, expected no suffix` };
   }
@@ -52,7 +60,7 @@ export function walkPath(type: DataType, path: readonly (string | number)[], wri
  * MTH-7: resolves a reference written as a string scalar, reporting BP6061 for unknown or
  * malformed references and BP6062 for a suffix that does not fit the type.
  */
-export function resolveReference(r: MethodReporter, scope: MethodScope, node: YNode, what: string): Resolved | undefined {
+export function resolveReference(r: Reporter, scope: MethodScope, node: YNode, what: string): Resolved | undefined {
   if (!(node.kind === 'scalar' && typeof node.value === 'string' && !node.ref)) {
     r.report('BP6061', node, `Unexpected ${describeNode(node)} for ${what}, expected a reference: ${EXAMPLES}`);
     return undefined;
@@ -82,14 +90,22 @@ export function resolveReference(r: MethodReporter, scope: MethodScope, node: YN
     const name = segments[1];
     const declared = name === undefined ? undefined : (head === 'inputs' ? scope.inputs : scope.state).get(name);
     if (name === undefined || typeof path[1] === 'number' || !declared) {
-      const hint = name !== undefined && scope.outputs.has(name) ? `\`${name}\` is an output of step \`${scope.outputs.get(name)!.step}\`; write \`${name}\`` : undefined;
-      return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared ${head === 'inputs' ? 'input' : 'state'}${name === undefined ? ' name after the dot' : ''}`, hint);
+      const hint =
+        name !== undefined && scope.outputs.has(name) ? `\`${name}\` is an output of step \`${scope.outputs.get(name)!.step}\`; write \`${name}\`` : undefined;
+      return unknown(
+        `Unexpected reference \`${text}\` for ${what}, expected a declared ${head === 'inputs' ? 'input' : 'state'}${name === undefined ? ' name after the dot' : ''}`,
+        hint,
+      );
     }
     return suffix(declared.type, 2, { root: head, name, path: path.slice(2), text }, undefined);
   }
   if (head === 'run') {
     const field = segments[1];
-    if (field === undefined || !Object.hasOwn(RUN_FIELDS, field)) return unknown(`Unexpected reference \`${text}\` for ${what}, expected \`run.started_at\``, '`run` offers only `run.started_at`, the saved start time of the run');
+    if (field === undefined || !Object.hasOwn(RUN_FIELDS, field))
+      return unknown(
+        `Unexpected reference \`${text}\` for ${what}, expected \`run.started_at\``,
+        '`run` offers only `run.started_at`, the saved start time of the run',
+      );
     if (segments.length > 2) {
       r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on \`run.${field}\`, expected none`);
       return undefined;
@@ -98,9 +114,12 @@ export function resolveReference(r: MethodReporter, scope: MethodScope, node: YN
   }
   if (head === 'environment') {
     const name = segments[1];
-    if (name === undefined || !scope.environment.has(name)) return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared environment connection`);
+    if (name === undefined || !scope.environment.has(name))
+      return unknown(`Unexpected reference \`${text}\` for ${what}, expected a declared environment connection`);
     if (segments.length > 2) {
-      r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on the connection \`environment.${name}\`, expected none`, { hint: 'a connection has no fields; describe what to use in the instructions' });
+      r.report('BP6062', segmentSpan(r, node, segments, 2), `Unexpected suffix on the connection \`environment.${name}\`, expected none`, {
+        hint: 'a connection has no fields; describe what to use in the instructions',
+      });
       return undefined;
     }
     return { kind: 'connection', ref: { root: 'environment', name, path: [], text } };
@@ -135,9 +154,9 @@ function guessHint(scope: MethodScope, text: string): string | undefined {
 }
 
 /** The span of segment `index` when the scalar is written as its value; else the whole scalar. */
-function segmentSpan(r: MethodReporter, node: YNode, segments: readonly string[], index: number): Span {
+function segmentSpan(r: Reporter, node: YNode, segments: readonly string[], index: number): Span {
   if (node.kind !== 'scalar' || typeof node.value !== 'string') return node.span;
-  const source = r.base.lines.text.slice(node.span.start, node.span.end);
+  const source = r.lines.text.slice(node.span.start, node.span.end);
   const quoted = node.style === 'single' || node.style === 'double';
   if (!(node.style === 'plain' && source === node.value) && !(quoted && source.slice(1, -1) === node.value)) return node.span;
   const start = node.span.start + (quoted ? 1 : 0) + segments.slice(0, index).reduce((n, s) => n + s.length + 1, 0);

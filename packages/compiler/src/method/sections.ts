@@ -1,19 +1,20 @@
+import type { Reporter } from '../diagnostics/reporter.js';
 import path from 'node:path';
 import { closest, quoteList } from '../hints/did-you-mean.js';
-import { jsonValue } from '../manifest/json-value.js';
+import { jsonValue } from '../json/json-value.js';
 import { describeNode, entry, type YNode } from '../source/yaml-tree.js';
 import { checkDeclaration, checkValue, defineField } from './data-types.js';
 import { checkName } from './names.js';
-import type { MethodReporter } from './report.js';
+import { expectMap, expectText } from './expect-node.js';
 import type { MethodScope } from './scope.js';
 import type { CompiledMethod, ConnectionType } from './types.js';
 
 const CONNECTION_TYPES: readonly ConnectionType[] = ['browser', 'service', 'desktop', 'files', 'tool'];
 
 /** MTH-3/MTH-5: `inputs`, each a declaration with an optional default of its type. */
-export function checkInputs(r: MethodReporter, node: YNode, scope: MethodScope): CompiledMethod['inputs'] {
+export function checkInputs(r: Reporter, node: YNode, scope: MethodScope): CompiledMethod['inputs'] {
   const inputs: CompiledMethod['inputs'] = {};
-  const map = r.map(node, 'BP6005', '`inputs`');
+  const map = expectMap(r, node, 'BP6005', '`inputs`');
   for (const e of map?.entries ?? []) {
     const named = checkName(r, e.key, e.keySpan, 'input name');
     const type = checkDeclaration(r, e.value, 'inputs', `input \`${e.key}\``, e.keySpan);
@@ -27,9 +28,9 @@ export function checkInputs(r: MethodReporter, node: YNode, scope: MethodScope):
 }
 
 /** MTH-3/MTH-5: `state`, each a declaration with a `file` inside the data folder. */
-export function checkState(r: MethodReporter, node: YNode, scope: MethodScope): CompiledMethod['state'] {
+export function checkState(r: Reporter, node: YNode, scope: MethodScope): CompiledMethod['state'] {
   const state: CompiledMethod['state'] = {};
-  const map = r.map(node, 'BP6005', '`state`');
+  const map = expectMap(r, node, 'BP6005', '`state`');
   const files = new Map<string, { span: YNode['span']; name: string }>();
   for (const e of map?.entries ?? []) {
     const named = checkName(r, e.key, e.keySpan, 'state name');
@@ -60,8 +61,8 @@ export function checkState(r: MethodReporter, node: YNode, scope: MethodScope): 
   return state;
 }
 
-function stateFile(r: MethodReporter, node: YNode, name: string): string | undefined {
-  const value = r.text(node, 'BP6042', `the file of state \`${name}\``);
+function stateFile(r: Reporter, node: YNode, name: string): string | undefined {
+  const value = expectText(r, node, 'BP6042', `the file of state \`${name}\``);
   if (value === undefined) return undefined;
   const refuse = (problem: string, hint?: string): undefined => {
     r.report('BP6042', node, `Unexpected ${problem} for the file of state \`${name}\`, expected a path relative to the method's data folder`, { hint });
@@ -69,22 +70,24 @@ function stateFile(r: MethodReporter, node: YNode, name: string): string | undef
   };
   if (value.includes('\0')) return refuse('a NUL character');
   if (value.includes('\\')) return refuse(`\`\\\` in \`${value}\``, `write \`${value.replace(/\\/g, '/')}\`: paths use \`/\` on every system`);
-  if (value.startsWith('/') || /^[A-Za-z]:/.test(value)) return refuse(`absolute path \`${value}\``, 'local paths belong to the run configuration; name the file inside the data folder');
+  if (value.startsWith('/') || /^[A-Za-z]:/.test(value))
+    return refuse(`absolute path \`${value}\``, 'local paths belong to the run configuration; name the file inside the data folder');
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return refuse(`URL \`${value}\``);
   const normalized = path.posix.normalize(value);
-  if (normalized === '..' || normalized.startsWith('../')) return refuse(`path \`${value}\` leaving the data folder`, 'state stays inside the method\'s data folder');
+  if (normalized === '..' || normalized.startsWith('../'))
+    return refuse(`path \`${value}\` leaving the data folder`, "state stays inside the method's data folder");
   if (normalized === '.' || normalized === './' || normalized.endsWith('/')) return refuse(`folder \`${value}\``, `name a file, such as \`${name}.json\``);
   return normalized;
 }
 
 /** MTH-14: connection name → {type, description}. */
-export function checkEnvironment(r: MethodReporter, node: YNode, scope: MethodScope): CompiledMethod['environment'] {
+export function checkEnvironment(r: Reporter, node: YNode, scope: MethodScope): CompiledMethod['environment'] {
   const environment: CompiledMethod['environment'] = {};
-  const map = r.map(node, 'BP6005', '`environment`');
+  const map = expectMap(r, node, 'BP6005', '`environment`');
   for (const e of map?.entries ?? []) {
     const named = checkName(r, e.key, e.keySpan, 'connection name');
     const what = `connection \`${e.key}\``;
-    const connection = r.map(e.value, 'BP6130', what, 'write `{type: service, description: …}`');
+    const connection = expectMap(r, e.value, 'BP6130', what, 'write `{type: service, description: …}`');
     let type: ConnectionType | undefined;
     let description: string | undefined;
     if (connection) {
@@ -92,18 +95,22 @@ export function checkEnvironment(r: MethodReporter, node: YNode, scope: MethodSc
         if (k.key === 'type' || k.key === 'description') continue;
         const guess = closest(k.key, ['type', 'description']);
         r.report('BP6130', k.keySpan, `Unexpected \`${k.key}\` in ${what}, expected \`type\` and \`description\``, {
-          hint: guess ? `did you mean \`${guess}\`?` : 'paths, accounts and credentials belong to the run configuration; describe the required access in `description`',
+          hint: guess
+            ? `did you mean \`${guess}\`?`
+            : 'paths, accounts and credentials belong to the run configuration; describe the required access in `description`',
         });
       }
       const typeEntry = entry(connection, 'type');
       const descriptionEntry = entry(connection, 'description');
       if (!typeEntry || !descriptionEntry) {
         r.report('BP6130', e.keySpan, `Unexpected ${what} without \`${typeEntry ? 'description' : 'type'}\`, expected \`type\` and \`description\``, {
-          hint: typeEntry ? 'describe the required access in plain English, including the service and account when relevant' : `\`type\` is one of ${quoteList(CONNECTION_TYPES)}`,
+          hint: typeEntry
+            ? 'describe the required access in plain English, including the service and account when relevant'
+            : `\`type\` is one of ${quoteList(CONNECTION_TYPES)}`,
         });
       }
       if (typeEntry) type = connectionType(r, typeEntry.value, what);
-      if (descriptionEntry) description = r.text(descriptionEntry.value, 'BP6130', `the description of ${what}`);
+      if (descriptionEntry) description = expectText(r, descriptionEntry.value, 'BP6130', `the description of ${what}`);
     }
     scope.environment.set(e.key, { type, span: e.keySpan });
     if (named && type !== undefined && description !== undefined) defineField(environment, e.key, { type, description });
@@ -111,12 +118,15 @@ export function checkEnvironment(r: MethodReporter, node: YNode, scope: MethodSc
   return environment;
 }
 
-function connectionType(r: MethodReporter, node: YNode, what: string): ConnectionType | undefined {
-  if (node.kind === 'scalar' && typeof node.value === 'string' && (CONNECTION_TYPES as readonly string[]).includes(node.value)) return node.value as ConnectionType;
+function connectionType(r: Reporter, node: YNode, what: string): ConnectionType | undefined {
+  if (node.kind === 'scalar' && typeof node.value === 'string' && (CONNECTION_TYPES as readonly string[]).includes(node.value))
+    return node.value as ConnectionType;
   const written = node.kind === 'scalar' && typeof node.value === 'string' ? `type \`${node.value}\`` : describeNode(node);
   const guess = node.kind === 'scalar' && typeof node.value === 'string' ? closest(node.value, CONNECTION_TYPES) : undefined;
   r.report('BP6131', node, `Unexpected ${written} for ${what}, expected one of ${quoteList(CONNECTION_TYPES)}`, {
-    hint: guess ? `did you mean \`${guess}\`?` : '`service` for an API or account, `browser` for web pages, `desktop` for applications, `files` for a folder, `tool` for a command',
+    hint: guess
+      ? `did you mean \`${guess}\`?`
+      : '`service` for an API or account, `browser` for web pages, `desktop` for applications, `files` for a folder, `tool` for a command',
   });
   return undefined;
 }

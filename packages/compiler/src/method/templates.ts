@@ -1,9 +1,8 @@
-import type { Span } from '../diagnostics/reporter.js';
+import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { quoteList, closest } from '../hints/did-you-mean.js';
 import { locateInScalar } from '../schema/locate-in-scalar.js';
 import type { YNode } from '../source/yaml-tree.js';
 import { walkPath } from './references.js';
-import type { MethodReporter } from './report.js';
 import type { DataType } from './types.js';
 
 export interface Placeholder {
@@ -35,16 +34,21 @@ export function findPlaceholders(text: string): Placeholder[] {
 export type LocalValue = { kind: 'data'; type: DataType | undefined } | { kind: 'connection' };
 
 /** MTH-8: every placeholder names a declared alias, and a field that alias has. */
-export function checkPlaceholders(r: MethodReporter, node: YNode, text: string, locals: ReadonlyMap<string, LocalValue>, where: string): void {
+export function checkPlaceholders(r: Reporter, node: YNode, text: string, locals: ReadonlyMap<string, LocalValue>, where: string): void {
   for (const p of findPlaceholders(text)) {
     const span = placeholderSpan(r, node, p);
     const written = text.slice(p.index, p.index + p.length);
     const local = locals.get(p.alias);
     if (!local) {
       const guess = closest(p.alias, locals.keys());
-      r.report('BP6070', span, `Unexpected placeholder \`${written}\` in ${where}, expected one of the step's aliases${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`, {
-        hint: guess ? `did you mean \`${guess}\`?` : `add \`${p.alias}\` to the step's \`in\` (\`${p.alias}: inputs.${p.alias}\`, an output name, …)`,
-      });
+      r.report(
+        'BP6070',
+        span,
+        `Unexpected placeholder \`${written}\` in ${where}, expected one of the step's aliases${locals.size > 0 ? ` (${quoteList([...locals.keys()])})` : ''}`,
+        {
+          hint: guess ? `did you mean \`${guess}\`?` : `add \`${p.alias}\` to the step's \`in\` (\`${p.alias}: inputs.${p.alias}\`, an output name, …)`,
+        },
+      );
       continue;
     }
     if (p.path.length === 0) continue;
@@ -58,10 +62,10 @@ export function checkPlaceholders(r: MethodReporter, node: YNode, text: string, 
   }
 }
 
-function placeholderSpan(r: MethodReporter, node: YNode, p: Placeholder): Span {
+function placeholderSpan(r: Reporter, node: YNode, p: Placeholder): Span {
   if (node.kind !== 'scalar' || typeof node.value !== 'string') return node.span;
-  const first = locateInScalar(r.base.lines, node as typeof node & { value: string }, p.index);
-  const last = locateInScalar(r.base.lines, node as typeof node & { value: string }, p.index + p.length - 1);
+  const first = locateInScalar(r.lines, node as typeof node & { value: string }, p.index);
+  const last = locateInScalar(r.lines, node as typeof node & { value: string }, p.index + p.length - 1);
   if (!first) return node.span;
   return { start: first.start, end: last && last.end > first.start ? last.end : first.end };
 }

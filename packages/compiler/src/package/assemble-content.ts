@@ -7,31 +7,16 @@ import type { ResolvedNext } from '../reference/resolve-frontmatter.js';
 import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
-import type { CodeAnalysis } from './analyze-code.js';
-import { fragmentOf, type FragmentCache } from './fragment-cache.js';
+import type { CodeAnalysis } from './steps/analyze-code.js';
+import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
 import type { RawJson } from '../bundle/canonical-json.js';
-import { relativePosix } from './paths.js';
-import type { CompiledImport } from './resolve-imports.js';
+import type { NextStep, PackageSummary } from './types.js';
+import { relativePosix } from './steps/paths.js';
+import type { CompiledImport } from './steps/resolve-imports.js';
 
-export { FragmentCache } from './fragment-cache.js';
+export { FragmentCache } from './cache/fragment-cache.js';
 
-/** What an importer's module and `berrypack types` describe about a package. */
-export interface PackageSummary {
-  id: string;
-  fileName: string;
-  name: string;
-  agents: Record<string, { title: string; description: string; entry: string }>;
-  exports: string[];
-  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown; next?: NextStep[] }>;
-  requirements: PackageResolution['requirements'];
-}
-
-/**
- * Where a routine's `next` may go: a local source by name, `null` for a case that ends the chain
- * with the routine's own output, `'other'` for an import or external tool (its output unknown
- * here). What a caller receives is the output at the end of the chain.
- */
-export type NextStep = { source: string } | null | 'other';
+export type { PackageSummary } from './types.js';
 
 /** A method document found among the sources (MTH-16: its version id is its content digest). */
 export interface CompiledMethodFile {
@@ -65,7 +50,8 @@ export function assembleContent(
   const { manifest, resolution } = input;
   const rel = (file: string) => relativePosix(manifest.dir, file);
   const files: FileEntry[] = [];
-  const file = (path: string, text: string, mediaType: string): FileEntry => cache.memo(`file:${path}`, [text, mediaType], () => fileEntry(path, text, mediaType));
+  const file = (path: string, text: string, mediaType: string): FileEntry =>
+    cache.memo(`file:${path}`, [text, mediaType], () => fileEntry(path, text, mediaType));
   const manifestText = decodeSourceText(input.manifestBytes);
   files.push(file('plugin.json', manifestText.ok ? manifestText.text : '', 'application/json'));
 
@@ -82,7 +68,12 @@ export function assembleContent(
     const entry = cache.memo(`source:${routine.file}`, [routine, resolved, exported, analysis, manifest.dir], () => {
       const path = rel(routine.file);
       const record = routineEntry(routine, path, resolved, exported, analysis, rel);
-      const summary: PackageSummary['routines'][string] = { kind: routine.kind, path, digest: record.digest as string, visibility: record.visibility as string };
+      const summary: PackageSummary['routines'][string] = {
+        kind: routine.kind,
+        path,
+        digest: record.digest as string,
+        visibility: record.visibility as string,
+      };
       if (record.input !== undefined) summary.input = record.input;
       if (record.output !== undefined) summary.output = record.output;
       if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
@@ -105,7 +96,11 @@ export function assembleContent(
   const summaryAgents: PackageSummary['agents'] = {};
   for (const agent of manifest.agents) {
     const target = resolution.exports.find((e) => e.entry && e.name === agent.entry)?.target;
-    const record: Record<string, unknown> = { title: agent.title, description: agent.description, entry: target?.kind === 'source' ? target.name : agent.entry };
+    const record: Record<string, unknown> = {
+      title: agent.title,
+      description: agent.description,
+      entry: target?.kind === 'source' ? target.name : agent.entry,
+    };
     for (const key of ['welcome', 'icons', 'presentation'] as const) if (agent[key] !== undefined) record[key] = agent[key];
     agents[agent.id] = record;
     summaryAgents[agent.id] = { title: agent.title, description: agent.description, entry: record.entry as string };
@@ -121,13 +116,20 @@ export function assembleContent(
     methods: Object.fromEntries(
       [...input.methods]
         .sort((a, b) => (a.method.name < b.method.name ? -1 : 1))
-        .map((m) => [m.method.name, cache.memo(`method:${m.path}`, [m.text, m.method.versionId], () => fragmentOf({ document: m.method.document, path: m.path, versionId: m.method.versionId }))]),
+        .map((m) => [
+          m.method.name,
+          cache.memo(`method:${m.path}`, [m.text, m.method.versionId], () =>
+            fragmentOf({ document: m.method.document, path: m.path, versionId: m.method.versionId }),
+          ),
+        ]),
     ),
     modules,
     plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
     requirements: resolution.requirements,
     requires: manifest.requires.map((r) => r.name).sort(),
-    resources: [...input.resources].sort((a, b) => (a.uri < b.uri ? -1 : 1)).map((r) => ({ digest: r.digest, mediaType: r.mediaType, path: r.path, size: r.size, uri: r.uri })),
+    resources: [...input.resources]
+      .sort((a, b) => (a.uri < b.uri ? -1 : 1))
+      .map((r) => ({ digest: r.digest, mediaType: r.mediaType, path: r.path, size: r.size, uri: r.uri })),
     sources,
   };
   if (manifest.runtime !== undefined) content.runtime = manifest.runtime;
@@ -225,6 +227,11 @@ function entryOf(routine: RoutineSource, field: string, key: string) {
 export type { Target };
 
 function nextSteps(next: ResolvedNext): NextStep[] {
-  const targets = 'to' in next ? [next.to] : Object.keys(next.cases).sort().map((label) => next.cases[label]!);
+  const targets =
+    'to' in next
+      ? [next.to]
+      : Object.keys(next.cases)
+          .sort()
+          .map((label) => next.cases[label]!);
   return targets.map((target) => (target === null ? null : target.kind === 'source' ? { source: target.name } : 'other'));
 }

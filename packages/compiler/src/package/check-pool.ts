@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { LineIndex } from '../diagnostics/line-index.js';
 import type { CompilerHost, ReadCache } from '../host.js';
-import type { CheckedSource, SourceCache } from './source-cache.js';
-
+import type { CheckedSource, SourceCache } from './cache/source-cache.js';
 
 interface WorkerResult {
   file: string;
@@ -30,7 +29,13 @@ export function parallelAllowed(parallel?: boolean): boolean {
 }
 
 /** @returns how many files the worker thread checked. */
-export async function checkInParallel(files: readonly string[], host: CompilerHost, reads: ReadCache, sources: SourceCache, parallel?: boolean): Promise<number> {
+export async function checkInParallel(
+  files: readonly string[],
+  host: CompilerHost,
+  reads: ReadCache,
+  sources: SourceCache,
+  parallel?: boolean,
+): Promise<number> {
   if (!parallelAllowed(parallel) || files.length === 0) return 0;
   const script = workerScript()!;
   const counter = new Int32Array(new SharedArrayBuffer(4));

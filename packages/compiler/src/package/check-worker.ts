@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { nodeHost } from '../host.js';
-import { SourceCache } from './source-cache.js';
+import { SourceCache } from './cache/source-cache.js';
 
 /**
  * A second thread of a cold build (see check-pool.ts): takes the next file from the shared

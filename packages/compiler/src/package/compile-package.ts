@@ -3,91 +3,27 @@ import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { hasErrors, sortDiagnostics } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter } from '../diagnostics/reporter.js';
-import { createBundle, type BundleFile } from '../bundle/envelope.js';
+import { createBundle } from '../bundle/envelope.js';
 import { CodeCache } from '../code/index.js';
 import { nodeHost, ReadCache, TrackingHost, type CompilerHost } from '../host.js';
-import { captureResources, readManifest, type ManifestInfo } from '../manifest/index.js';
+import { captureResources, readManifest } from '../manifest/index.js';
 import { checkNames } from '../check-directory.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { ResolutionMemo, resolvePackage } from '../reference/resolve-package.js';
 import type { ImportAlias, NameTable } from '../reference/resolve-name.js';
-import { assembleContent, FragmentCache, type PackageSummary } from './assemble-content.js';
-import { analyzeCode, RoutineCodeCache } from './analyze-code.js';
-import { resolveImports, type CompiledImport } from './resolve-imports.js';
-import { checkRegularFile, refuseManifestFile } from './regular-file.js';
+import { assembleContent, FragmentCache } from './assemble-content.js';
+import { analyzeCode, RoutineCodeCache } from './steps/analyze-code.js';
+import { resolveImports, type CompiledImport } from './steps/resolve-imports.js';
+import { checkRegularFile, refuseManifestFile } from './steps/regular-file.js';
 import { checkInParallel, parallelAllowed } from './check-pool.js';
-import { SourceCache } from './source-cache.js';
-import { DiscoveryCache } from './discovery-cache.js';
+import { SourceCache } from './cache/source-cache.js';
+import { DiscoveryCache } from './cache/discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
-import { relativePosix } from './paths.js';
+import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
-import type { Catalog } from './catalog.js';
-
-export interface CompilerOptions {
-  /** File access; defaults to the real file system. */
-  host?: CompilerHost;
-  /** Model and tool catalog (CONTRACTS.md); without one, MDL-6 is deferred and external tools must be in `requires`. */
-  catalog?: Catalog;
-  /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
-  store?: string;
-  /**
-   * `prepare` reads and checks sources on a second thread only with `true` (default off: on the
-   * 2-core machine of docs/performance.md it was not faster).
-   */
-  parallel?: boolean;
-}
-
-export interface BuildOptions {
-  /** MAN-8: the expected `sha256-<hex>` of the plugin.json bytes. */
-  version?: string;
-  /**
-   * `false`: check only. The same diagnostics, files and directories, but the bundle is not
-   * assembled (`bundle` and `summary` stay undefined): what an editor needs on each keystroke.
-   */
-  bundle?: boolean;
-}
-
-export interface BuildResult {
-  ok: boolean;
-  diagnostics: Diagnostic[];
-  bundle: BundleFile | undefined;
-  /** What the importer's module describes: name, agents, exports, routines, requirements. */
-  summary: PackageSummary | undefined;
-  /** Every file and directory the build read or probed: watch these to rebuild on any change. */
-  files: string[];
-  directories: string[];
-}
-
-export interface CompilerStats {
-  sourcesParsed: number;
-  sourcesReused: number;
-  fragmentsSerialized: number;
-  fragmentsReused: number;
-  modulesAnalyzed: number;
-  modulesReused: number;
-  codeRoutinesAnalyzed: number;
-  codeRoutinesReused: number;
-  /** Sources `prepare` had read and checked on its worker thread. */
-  sourcesFromWorker: number;
-  routinesResolved: number;
-  routinesReused: number;
-  /** Files read in full, and files served from memory because their stamp was unchanged. */
-  filesRead: number;
-  filesUnchanged: number;
-}
-
-export interface Compiler {
-  build(manifest: string, options?: BuildOptions): BuildResult;
-  /**
-   * Optional, before the first `build`: with `parallel: true`, reads and checks the package's
-   * sources on two threads at once and keeps the results for `build`, which then only
-   * assembles. A no-op otherwise, for sources already cached, and for a custom host.
-   */
-  prepare(manifest: string): Promise<void>;
-  readonly stats: CompilerStats;
-}
+import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
 /**
  * One compiler per host (a bundler plugin instance, a watch session, a CLI run). It keeps
@@ -103,7 +39,13 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const discoveries = new DiscoveryCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
-  function buildPackage(manifestFile: string, host: TrackingHost, stack: readonly string[], buildOptions: BuildOptions, session: Map<string, PackageBuild>): PackageBuild {
+  function buildPackage(
+    manifestFile: string,
+    host: TrackingHost,
+    stack: readonly string[],
+    buildOptions: BuildOptions,
+    session: Map<string, PackageBuild>,
+  ): PackageBuild {
     const diagnostics: Diagnostic[] = [];
     const refused = refuseManifestFile(host, manifestFile);
     if (refused) return { diagnostics: refused, manifest: undefined, result: undefined };
@@ -179,14 +121,17 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
       unparsed,
     };
-    const resolution = resolvePackage({
-      routines: unique,
-      table,
-      agents: manifest.agents.map((a) => ({ id: a.id, entry: a.entry, entrySpan: a.entrySpan })),
-      exports: manifest.exports,
-      manifest: { file: manifest.file, lines: manifest.lines },
-      catalogGiven: options.catalog !== undefined,
-    }, resolutions);
+    const resolution = resolvePackage(
+      {
+        routines: unique,
+        table,
+        agents: manifest.agents.map((a) => ({ id: a.id, entry: a.entry, entrySpan: a.entrySpan })),
+        exports: manifest.exports,
+        manifest: { file: manifest.file, lines: manifest.lines },
+        catalogGiven: options.catalog !== undefined,
+      },
+      resolutions,
+    );
     diagnostics.push(...resolution.diagnostics);
 
     const analysis = analyzeCode(unique, manifest, { host, packageRoot: realDir(host, manifest.dir), cache: code }, codeRoutines);
@@ -196,11 +141,18 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     diagnostics.push(...captured.diagnostics);
 
     if (hasErrors(diagnostics) || buildOptions.bundle === false) return { diagnostics, manifest, result: undefined };
-    const assembled = assembleContent({ manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports }, fragments);
+    const assembled = assembleContent(
+      { manifest, manifestBytes: bytes, routines: unique, methods, resolution, code: analysis, resources: captured.resources, imports },
+      fragments,
+    );
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
     const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs);
-    return { diagnostics, manifest, result: { bundle, summary: { ...assembled.summary, id: bundle.id, fileName: bundle.fileName }, content: assembled.content, plain: assembled.plain } };
+    return {
+      diagnostics,
+      manifest,
+      result: { bundle, summary: { ...assembled.summary, id: bundle.id, fileName: bundle.fileName }, content: assembled.content, plain: assembled.plain },
+    };
   }
 
   const preparing = new Map<string, Promise<void>>();
@@ -276,14 +228,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   return compiler;
 }
 
-export interface PackageBuild {
-  diagnostics: Diagnostic[];
-  manifest: ManifestInfo | undefined;
-  /** `content` holds cached canonical fragments; `plain` is the same content as ordinary objects, for importers. */
-  result: { bundle: BundleFile; summary: PackageSummary; content: unknown; plain: Record<string, unknown> } | undefined;
-}
-
 export type { CompiledImport };
+export type { BuildOptions, BuildResult, Compiler, CompilerOptions, CompilerStats, PackageBuild } from './types.js';
 
 function uniqueByName(routines: readonly RoutineSource[]): RoutineSource[] {
   const byName = new Map<string, RoutineSource>();

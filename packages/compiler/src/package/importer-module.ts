@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompilerHost } from '../host.js';
-import type { PackageSummary } from './assemble-content.js';
-import type { BuildResult, Compiler } from './compile-package.js';
+import type { BuildResult, Compiler, PackageSummary } from './types.js';
 
 const BERRY_EXTENSION = 'ai.strawberry.berry';
 
@@ -39,7 +38,10 @@ export function renderRoutineModule(summary: PackageSummary, routineName: string
     ['visibility', JSON.stringify(routine.visibility)],
     ['input', JSON.stringify(routine.input ?? null)],
     ['output', JSON.stringify(routine.output ?? null)],
-    ['bundle', `{ id: ${JSON.stringify(summary.id)}, name: ${JSON.stringify(summary.name)}, fileName: ${JSON.stringify(summary.fileName)}, file: ${options.fileExpression} }`],
+    [
+      'bundle',
+      `{ id: ${JSON.stringify(summary.id)}, name: ${JSON.stringify(summary.name)}, fileName: ${JSON.stringify(summary.fileName)}, file: ${options.fileExpression} }`,
+    ],
   ];
   return render(fields, options);
 }

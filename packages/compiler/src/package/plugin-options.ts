@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCatalog, type Catalog } from './catalog.js';
-import type { CompilerOptions } from './compile-package.js';
+import type { CompilerOptions } from './types.js';
 
 /** A glob, a RegExp, or a list of them; the shape `@rollup/pluginutils`' `createFilter` takes. */
 export type FilterPattern = ReadonlyArray<string | RegExp> | string | RegExp | null;
@@ -123,7 +123,7 @@ function filterPattern(options: Record<string, unknown>, name: string): FilterPa
   const value = options[name];
   if (value === undefined || value === null) return undefined;
   const valid = (item: unknown) => typeof item === 'string' || item instanceof RegExp;
-  if (valid(value) || (Array.isArray(value) && value.every(valid))) return value as FilterPattern;
+  if (valid(value) || (Array.isArray(value) && value.every(valid))) return value;
   throw wrongType(name, value, 'a string, a RegExp or an array of them');
 }
 

@@ -93,7 +93,9 @@ function walkSelect(r: Reporter, node: YMap, roots: readonly string[], where: st
   const select = entry(node, 'select')!;
   for (const e of node.entries) {
     if (e.key === 'select' || e.key === 'cases') continue;
-    r.report('BP1446', e.keySpan, `Unexpected \`${e.key}\` in a \`select\` expression in ${where}, expected only \`select\` and \`cases\``, { hint: SELECT_HINT });
+    r.report('BP1446', e.keySpan, `Unexpected \`${e.key}\` in a \`select\` expression in ${where}, expected only \`select\` and \`cases\``, {
+      hint: SELECT_HINT,
+    });
   }
   const path = select.value;
   if (path.kind === 'scalar' && typeof path.value === 'string' && !path.ref) {
@@ -104,7 +106,9 @@ function walkSelect(r: Reporter, node: YMap, roots: readonly string[], where: st
   }
   const cases = entry(node, 'cases');
   if (!cases) {
-    r.report('BP1446', select.keySpan, `Unexpected \`select\` without \`cases\` in ${where}, expected \`cases\` mapping labels to expressions`, { hint: SELECT_HINT });
+    r.report('BP1446', select.keySpan, `Unexpected \`select\` without \`cases\` in ${where}, expected \`cases\` mapping labels to expressions`, {
+      hint: SELECT_HINT,
+    });
     return;
   }
   if (cases.value.kind !== 'map') {
@@ -167,9 +171,9 @@ function checkPath(r: Reporter, node: YScalar, roots: readonly string[], where: 
 }
 
 function pathHint(text: string, kind: 'syntax' | 'non-singular', roots: readonly string[], inExpression: boolean): string | undefined {
-  if (kind === 'non-singular') return 'only `.name`, `[\'name\']` and `[index]` segments are allowed: a path selects exactly one value';
+  if (kind === 'non-singular') return "only `.name`, `['name']` and `[index]` segments are allowed: a path selects exactly one value";
   if (text.includes('{{')) return `there are no templates here: write the path on its own, such as \`$.${roots[0] ?? 'input'}.text\``;
-  if (text.trim() !== text) return 'remove the blank space around the path (a block scalar keeps its final line break: write the path on the key\'s line)';
+  if (text.trim() !== text) return "remove the blank space around the path (a block scalar keeps its final line break: write the path on the key's line)";
   if (text.startsWith('$')) return undefined;
   if (inExpression) return `a string here is a path; write a literal string as \`{$literal: ${JSON.stringify(text)}}\``;
   return `a path starts with \`$\`, such as \`$.${roots[0] ?? 'input'}.text\``;

@@ -23,11 +23,13 @@ export type ResolvedNext = { to: Target | null } | { select: string; cases: Reco
 export interface FrontmatterResolution {
   tools: ResolvedTool[];
   next?: ResolvedNext;
+  /** `next.input` in the tagged form of `ValueExpression`. */
   nextInput?: ValueExpression;
   nextOutput?: boolean;
   configure?: Target;
   route?: Target;
   summary?: Target;
+  /** Every `!ref` (schema const/enum, next.input, presentation.value), resolved, deduplicated, sorted. */
   refs: Target[];
   /** External tool names `tools` and `next` use. */
   externals: string[];
@@ -102,7 +104,10 @@ export function resolveFrontmatter(ctx: ResolveContext, routine: RoutineSource, 
     }
   }
 
-  for (const [field, place] of [['configure', CONFIGURE], ['route', ROUTE]] as const) {
+  for (const [field, place] of [
+    ['configure', CONFIGURE],
+    ['route', ROUTE],
+  ] as const) {
     const node = mapAt(fm, field) && entry(mapAt(fm, field)!, 'routine')?.value;
     const name = nameOf(node);
     if (!node || name === undefined) continue;
@@ -137,7 +142,9 @@ const SUMMARY: Place = { missing: 'BP2120', what: '`compaction.summary`', expect
 /** A tools entry as written: `- name` or `- name: options`. */
 function toolEntry(item: YNode): { key: string; span: Span; options: YNode | undefined } | undefined {
   if (item.kind === 'scalar') {
-    return typeof item.value === 'string' && !item.ref && checkName(item.value) === undefined ? { key: item.value, span: item.span, options: undefined } : undefined;
+    return typeof item.value === 'string' && !item.ref && checkName(item.value) === undefined
+      ? { key: item.value, span: item.span, options: undefined }
+      : undefined;
   }
   if (item.kind !== 'map' || item.entries.length !== 1) return undefined;
   const only = item.entries[0]!;

@@ -34,12 +34,7 @@ export type Resolution = { ok: true; target: Target } | { ok: false; reason: 'mi
  * undefined means no caller namespace (agent entries and exports, REF-3); `''` is the
  * root namespace. Externals are considered only with `allowExternal` (tools and next).
  */
-export function resolveName(
-  table: NameTable,
-  name: string,
-  callerNamespace: string | undefined,
-  options: { allowExternal?: boolean } = {},
-): Resolution {
+export function resolveName(table: NameTable, name: string, callerNamespace: string | undefined, options: { allowExternal?: boolean } = {}): Resolution {
   const allowExternal = options.allowExternal === true;
   if (name.includes('.')) {
     const exact = exactTarget(table, name);

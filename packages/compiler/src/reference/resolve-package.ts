@@ -9,8 +9,7 @@ import { namespaceOf } from '../routine/names.js';
 import { entry } from '../source/yaml-tree.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
 import { resolvePublic } from './resolve-entries.js';
-import type { ValueExpression } from './resolve-expression.js';
-import { resolveFrontmatter, type ResolvedNext, type ResolvedTool } from './resolve-frontmatter.js';
+import { resolveFrontmatter, type FrontmatterResolution } from './resolve-frontmatter.js';
 import { sortTargets, type NameTable, type Target } from './resolve-name.js';
 import type { ResolveContext, Site } from './resolve-report.js';
 
@@ -30,18 +29,11 @@ export interface PackageInput {
   catalogGiven: boolean;
 }
 
-export interface ResolvedRoutine {
+export interface ResolvedRoutine extends Pick<
+  FrontmatterResolution,
+  'tools' | 'next' | 'nextInput' | 'nextOutput' | 'configure' | 'route' | 'summary' | 'refs'
+> {
   name: string;
-  tools: ResolvedTool[];
-  next?: ResolvedNext;
-  /** `next.input` in the tagged form of `ValueExpression`. */
-  nextInput?: ValueExpression;
-  nextOutput?: boolean;
-  configure?: Target;
-  route?: Target;
-  summary?: Target;
-  /** Every `!ref` (schema const/enum, next.input, presentation.value), resolved, deduplicated, sorted. */
-  refs: Target[];
   /** Names (or import aliases) of instructions included, transitively, sorted. */
   includes: string[];
   /** `[[name]]` addresses, included text counted. */
@@ -172,7 +164,15 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
 function fresh(ctx: ResolveContext): State {
   const bodies = new Map<string, AnalyzedBody>();
   const expansions = new Map<string, Diagnostic[]>();
-  const state: State = { units: new Map(), bodies, expander: undefined as unknown as IncludeExpander, expansions, table: ctx.table, catalogGiven: ctx.catalogGiven, orderDependent: false };
+  const state: State = {
+    units: new Map(),
+    bodies,
+    expander: undefined as unknown as IncludeExpander,
+    expansions,
+    table: ctx.table,
+    catalogGiven: ctx.catalogGiven,
+    orderDependent: false,
+  };
   state.expander = new IncludeExpander(
     bodies,
     (alias, site) => {
@@ -289,9 +289,14 @@ function summarize(ctx: ResolveContext, state: State, routines: readonly Named[]
     for (const routine of routines) {
       const first = state.bodies.get(routine.name)?.firstPath;
       if (routine.kind !== 'instructions' || !first || rendered.has(routine.name) || exported.has(routine.name)) continue;
-      first.reporter.report('BP2222', first.span, `Unexpected runtime template in instructions \`${routine.name}\`, which no model routine includes, expected instructions included by a model routine`, {
-        hint: `runtime templates render only as part of a model routine's body: include \`{{${routine.name}}}\` in one, or export \`${routine.name}\` for importers`,
-      });
+      first.reporter.report(
+        'BP2222',
+        first.span,
+        `Unexpected runtime template in instructions \`${routine.name}\`, which no model routine includes, expected instructions included by a model routine`,
+        {
+          hint: `runtime templates render only as part of a model routine's body: include \`{{${routine.name}}}\` in one, or export \`${routine.name}\` for importers`,
+        },
+      );
     }
   });
 
@@ -328,6 +333,6 @@ function checkInputTemplates(routine: RoutineSource & { name: string }, expansio
 
 function warnAt(site: Site, message: string): void {
   site.reporter.report('BP2221', site.span, message, {
-    hint: 'declare the value as required in the routine\'s `input` schema (`required` of an object, `minItems` of an array), or select it only where every call passes it: a missing value refuses the invocation before inference',
+    hint: "declare the value as required in the routine's `input` schema (`required` of an object, `minItems` of an array), or select it only where every call passes it: a missing value refuses the invocation before inference",
   });
 }

@@ -53,10 +53,9 @@ export function reportUnresolved(ctx: ResolveContext, name: string, resolution: 
     reportFileName(r, site.span, name, files, place.what);
     return;
   }
-  const advice = [
-    resolution.candidates.length > 0 ? `did you mean ${quoteList(resolution.candidates)}?` : undefined,
-    place.advice?.(name),
-  ].filter((a) => a !== undefined);
+  const advice = [resolution.candidates.length > 0 ? `did you mean ${quoteList(resolution.candidates)}?` : undefined, place.advice?.(name)].filter(
+    (a) => a !== undefined,
+  );
   r.report(place.missing, site.span, `Unexpected unknown ${place.what} \`${name}\`, expected ${place.expected}`, {
     hint: advice.length > 0 ? advice.join('; ') : undefined,
   });
@@ -74,7 +73,10 @@ export function reportFileName(r: Reporter, span: Span, written: string, names: 
  * `notes/compose` or `./notes/compose.md` all match `…/notes/compose.md`.
  */
 export function fileNameMatches(ctx: ResolveContext, written: string): string[] {
-  const stem = written.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\.md$/i, '');
+  const stem = written
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\.md$/i, '');
   if (stem === '' || stem.endsWith('/')) return [];
   // `notes.compose` written for the file `notes/compose.md` of a source declared otherwise.
   const stems = stem.includes('/') ? [stem] : [...new Set([stem, stem.replace(/\./g, '/')])];

@@ -28,7 +28,10 @@ export function checkClassification(ctx: RoutineContext): void {
   }
   for (const key of ['configure', 'compaction']) {
     const e = entry(fm, key);
-    if (e) r.report('BP1380', e.keySpan, `Unexpected \`${key}\` in a classification routine, expected no \`${key}\``, { hint: `remove \`${key}\`: ${key === 'compaction' ? 'classification preserves its complete input' : 'configuration is generation policy'}` });
+    if (e)
+      r.report('BP1380', e.keySpan, `Unexpected \`${key}\` in a classification routine, expected no \`${key}\``, {
+        hint: `remove \`${key}\`: ${key === 'compaction' ? 'classification preserves its complete input' : 'configuration is generation policy'}`,
+      });
   }
 
   const output = entry(fm, 'output');

@@ -111,9 +111,7 @@ export function checkPermissionsField(ctx: RoutineContext, node: YNode): void {
 }
 
 function mappingHint(field: string, node: YNode, key: string): string | undefined {
-  return node.kind === 'scalar' && typeof node.value === 'string' && !node.ref
-    ? `write \`${field}:\` and below it \`  ${key}: ${node.value}\``
-    : undefined;
+  return node.kind === 'scalar' && typeof node.value === 'string' && !node.ref ? `write \`${field}:\` and below it \`  ${key}: ${node.value}\`` : undefined;
 }
 
 /*

@@ -7,7 +7,7 @@ export const NEXT_KEYS = ['to', 'select', 'cases', 'input', 'output'] as const;
 const NEXT_ROOTS = ['input', 'output'] as const;
 
 const NEXT_HINTS: Readonly<Record<string, string>> = {
-  with: 'there is no `next.with`: `next.input` builds the successor\'s input',
+  with: "there is no `next.with`: `next.input` builds the successor's input",
   default: 'there is no default case: list every label under `cases`',
   target: 'did you mean `to`?',
 };

@@ -76,12 +76,16 @@ function checkRoutine(source: ParsedSource, fm: YMap, r: Reporter): RoutineSourc
   const visibility = at('visibility');
   if (visibility) {
     const v = expectString(r, visibility, 'BP1117', '`visibility`');
-    if (v !== undefined && v !== 'public' && v !== 'private') r.report('BP1117', visibility, `Unexpected \`${v}\` for \`visibility\`, expected \`public\` or \`private\``);
+    if (v !== undefined && v !== 'public' && v !== 'private')
+      r.report('BP1117', visibility, `Unexpected \`${v}\` for \`visibility\`, expected \`public\` or \`private\``);
   }
   const language = at('language');
   if (language) {
     const v = expectString(r, language, 'BP1116', '`language`');
-    if (v !== undefined && v !== 'javascript') r.report('BP1116', language, `Unexpected \`${v}\` for \`language\`, expected \`javascript\``, { hint: v.toLowerCase() === 'javascript' || v === 'js' ? 'write `language: javascript`' : undefined });
+    if (v !== undefined && v !== 'javascript')
+      r.report('BP1116', language, `Unexpected \`${v}\` for \`language\`, expected \`javascript\``, {
+        hint: v.toLowerCase() === 'javascript' || v === 'js' ? 'write `language: javascript`' : undefined,
+      });
   }
   const catalog = at('catalog');
   if (catalog) expectBoolean(r, catalog, 'BP1118', '`catalog`');
@@ -116,7 +120,9 @@ function checkIdentity(fm: YMap, r: Reporter, fence: Span): string | undefined {
   let name: string | undefined;
   const nameEntry = entry(fm, 'name');
   if (!nameEntry) {
-    r.report('BP1060', fence, 'Unexpected end of frontmatter, expected `name`', { hint: 'add `name: your.routine` (the full logical name, namespace included)' });
+    r.report('BP1060', fence, 'Unexpected end of frontmatter, expected `name`', {
+      hint: 'add `name: your.routine` (the full logical name, namespace included)',
+    });
   } else {
     const value = expectString(r, nameEntry.value, 'BP1060', '`name`', { nonempty: true });
     if (value !== undefined) {
@@ -145,7 +151,11 @@ function checkIdentity(fm: YMap, r: Reporter, fence: Span): string | undefined {
 /** KIND-5: instructions and model bodies hold the text the model reads. */
 function checkBody(source: ParsedSource, kind: SourceKind, r: Reporter): void {
   if (kind === 'code' || source.body.trim() !== '') return;
-  r.report('BP1115', source.fenceSpan, `Unexpected empty body, expected the ${kind === 'model' ? 'instructions of the model routine' : 'reusable instructions'} after the closing \`---\``);
+  r.report(
+    'BP1115',
+    source.fenceSpan,
+    `Unexpected empty body, expected the ${kind === 'model' ? 'instructions of the model routine' : 'reusable instructions'} after the closing \`---\``,
+  );
 }
 
 function readFacts(fm: YMap): Pick<RoutineContext, 'port' | 'operation' | 'session'> {
@@ -185,4 +195,3 @@ function kindHint(kind: SourceKind, key: string): string | undefined {
   if (kind === 'code' && ['model', 'configure', 'route', 'compaction'].includes(key)) return `\`${key}\` belongs to model routines`;
   return undefined;
 }
-

@@ -62,8 +62,7 @@ function checkConnection(ctx: RoutineContext, item: YNode): { name: string; span
   if (refuseRef(r, item, '`tools`')) return undefined;
   if (item.kind === 'scalar') {
     if (typeof item.value === 'string') return checkToolName(r, item.value, item.span);
-    const hint =
-      item.value === null ? (item.empty ? 'remove the empty `-` line' : undefined) : `quote it if it is a name: \`'${String(item.value)}'\``;
+    const hint = item.value === null ? (item.empty ? 'remove the empty `-` line' : undefined) : `quote it if it is a name: \`'${String(item.value)}'\``;
     r.report('BP1401', item, `Unexpected ${describeNode(item)} in \`tools\`, expected a target name or \`name: options\``, { hint });
     return undefined;
   }
@@ -77,11 +76,16 @@ function checkConnection(ctx: RoutineContext, item: YNode): { name: string; span
     return undefined;
   }
   if (second) {
-    r.report('BP1403', second.keySpan, `Unexpected \`${second.key}\` beside \`${first.key}\` in one \`tools\` entry, expected a single \`name: options\` mapping`, {
-      hint: OPTION_KEYS.includes(second.key as (typeof OPTION_KEYS)[number])
-        ? `write \`- ${first.key}:\` and indent its options two spaces further than \`${first.key}\``
-        : 'write each connection as its own `-` item, and indent the options of one under its name',
-    });
+    r.report(
+      'BP1403',
+      second.keySpan,
+      `Unexpected \`${second.key}\` beside \`${first.key}\` in one \`tools\` entry, expected a single \`name: options\` mapping`,
+      {
+        hint: OPTION_KEYS.includes(second.key as (typeof OPTION_KEYS)[number])
+          ? `write \`- ${first.key}:\` and indent its options two spaces further than \`${first.key}\``
+          : 'write each connection as its own `-` item, and indent the options of one under its name',
+      },
+    );
     return undefined;
   }
   checkOptions(ctx, first);
@@ -116,14 +120,19 @@ function checkOptions(ctx: RoutineContext, connection: YEntry): void {
       return;
     }
     const guess = typeof node.value === 'string' ? closest(node.value, OPTION_KEYS) : undefined;
-    r.report('BP1411', node, `Unexpected ${typeof node.value === 'string' ? `\`${node.value}\`` : describeNode(node)} for ${what}, expected a mapping of ${andList(OPTION_KEYS)}`, {
-      hint:
-        guess === 'async'
-          ? `did you mean \`${name}: async\`?`
-          : guess
-            ? `only \`async\` has a short form; write \`- ${name}:\` and below it, indented, \`${guess}: ${guess === 'limits' || guess === 'presentation' ? '…' : 'true'}\``
-            : undefined,
-    });
+    r.report(
+      'BP1411',
+      node,
+      `Unexpected ${typeof node.value === 'string' ? `\`${node.value}\`` : describeNode(node)} for ${what}, expected a mapping of ${andList(OPTION_KEYS)}`,
+      {
+        hint:
+          guess === 'async'
+            ? `did you mean \`${name}: async\`?`
+            : guess
+              ? `only \`async\` has a short form; write \`- ${name}:\` and below it, indented, \`${guess}: ${guess === 'limits' || guess === 'presentation' ? '…' : 'true'}\``
+              : undefined,
+      },
+    );
     return;
   }
   if (node.kind === 'seq') {
@@ -161,7 +170,7 @@ function checkPresentation(ctx: RoutineContext, presentation: YEntry, name: stri
   const r = ctx.reporter;
   if (!ctx.port.output) {
     r.report('BP1426', presentation.keySpan, `Unexpected \`presentation\` on \`${name}\` in a routine without an output port, expected \`port.output: true\``, {
-      hint: 'a presentation is published through the caller\'s output port: add `port` with `output: true` (and `input` and `limits`)',
+      hint: "a presentation is published through the caller's output port: add `port` with `output: true` (and `input` and `limits`)",
     });
   }
   const what = `\`${name}.presentation\``;
@@ -181,9 +190,14 @@ function checkPresentation(ctx: RoutineContext, presentation: YEntry, name: stri
   checkExpression(r, value.value, PRESENTATION_ROOTS, '`presentation.value`', (node, path) => {
     const root = path.segments[0];
     if (when !== 'accepted' || root?.kind !== 'name' || root.name !== 'output') return;
-    r.report('BP1429', node, `Unexpected path \`${path.text}\` into \`output\` in a presentation published \`when: accepted\`, expected \`$.input\`, \`$.call\` or \`$.catalogs\``, {
-      hint: 'an accepted call has no output yet; publish `when: completed` (on a synchronous connection) to read `$.output`',
-    });
+    r.report(
+      'BP1429',
+      node,
+      `Unexpected path \`${path.text}\` into \`output\` in a presentation published \`when: accepted\`, expected \`$.input\`, \`$.call\` or \`$.catalogs\``,
+      {
+        hint: 'an accepted call has no output yet; publish `when: completed` (on a synchronous connection) to read `$.output`',
+      },
+    );
   });
   checkPresentationObject(r, value.value);
 }

@@ -17,7 +17,8 @@ interface Place {
   path: string;
 }
 
-const JUDGMENTS = 'a judgment: `const`, `enum`, a `oneOf` of constants, `type: boolean`, a described probability from 0 to 1, a distribution or a closed object of these';
+const JUDGMENTS =
+  'a judgment: `const`, `enum`, a `oneOf` of constants, `type: boolean`, a described probability from 0 to 1, a distribution or a closed object of these';
 
 function checkJudgment(r: Reporter, node: YNode, place: Place): void {
   if (node.kind !== 'map') return;
@@ -64,7 +65,9 @@ function checkJudgment(r: Reporter, node: YNode, place: Place): void {
       });
       return;
     case 'null':
-      r.report('BP1381', place.at, `Unexpected \`type: 'null'\` for \`${place.path}\`, expected ${JUDGMENTS}`, { hint: 'write `const: null` for a constant null' });
+      r.report('BP1381', place.at, `Unexpected \`type: 'null'\` for \`${place.path}\`, expected ${JUDGMENTS}`, {
+        hint: 'write `const: null` for a constant null',
+      });
       return;
     default:
       // Not a string, or not a native type: SCH-3 reports it.
@@ -81,9 +84,14 @@ function checkConstAlternatives(r: Reporter, oneOf: YEntry, place: Place): void 
     const hasConst = entry(branch, 'const') !== undefined;
     if (hasConst && extra.length === 0) return;
     const what = extra.length > 0 ? extra.map((e) => '`' + e.key + '`').join(', ') : 'no `const`';
-    r.report('BP1384', extra[0]?.keySpan ?? branch, `Unexpected ${what} in \`${place.path}.oneOf[${i}]\`, expected exactly \`const\` and an optional \`description\``, {
-      hint: 'a classification `oneOf` lists exact choices: `- const: value`, with a `description` of its criteria',
-    });
+    r.report(
+      'BP1384',
+      extra[0]?.keySpan ?? branch,
+      `Unexpected ${what} in \`${place.path}.oneOf[${i}]\`, expected exactly \`const\` and an optional \`description\``,
+      {
+        hint: 'a classification `oneOf` lists exact choices: `- const: value`, with a `description` of its criteria',
+      },
+    );
   });
 }
 
@@ -115,9 +123,14 @@ function checkClosedObject(r: Reporter, node: YMap, place: Place): void {
   for (const property of properties.entries) {
     // A malformed `required` is SCH-7's; without a readable list, optionality is unknown.
     if (required !== undefined && !required.includes(property.key)) {
-      r.report('BP1388', property.keySpan, `Unexpected optional property \`${property.key}\` in \`${place.path}\`, expected every property listed in \`required\``, {
-        hint: `add \`${property.key}\` to \`required\`: a classification answers every judgment it declares`,
-      });
+      r.report(
+        'BP1388',
+        property.keySpan,
+        `Unexpected optional property \`${property.key}\` in \`${place.path}\`, expected every property listed in \`required\``,
+        {
+          hint: `add \`${property.key}\` to \`required\`: a classification answers every judgment it declares`,
+        },
+      );
     }
     checkJudgment(r, property.value, { at: property.keySpan, path: `${place.path}.properties.${property.key}` });
   }
@@ -144,26 +157,41 @@ function checkDistribution(r: Reporter, node: YMap, place: Place): void {
     scalarAt(schema, 'maximum') === 1 &&
     schema.entries.every((e) => ['type', 'minimum', 'maximum', 'description'].includes(e.key));
   if (!exact) {
-    r.report('BP1385', probability?.keySpan ?? place.at, `Unexpected ${probability ? '`additionalProperties`' : 'distribution without `additionalProperties`'} in \`${path}\`, expected \`additionalProperties\` of exactly \`type: number\`, \`minimum: 0\` and \`maximum: 1\``, {
-      hint: 'each choice of a distribution maps to its probability',
-    });
+    r.report(
+      'BP1385',
+      probability?.keySpan ?? place.at,
+      `Unexpected ${probability ? '`additionalProperties`' : 'distribution without `additionalProperties`'} in \`${path}\`, expected \`additionalProperties\` of exactly \`type: number\`, \`minimum: 0\` and \`maximum: 1\``,
+      {
+        hint: 'each choice of a distribution maps to its probability',
+      },
+    );
   }
 }
 
 function checkChoices(r: Reporter, node: YMap, place: Place): void {
   const names = entry(node, 'propertyNames');
   if (!names) {
-    r.report('BP1385', place.at, `Unexpected distribution \`${place.path}\` without \`propertyNames\`, expected \`propertyNames\` with an \`enum\` or \`oneOf\` of the choices`, {
-      hint: 'list at least two choices under `propertyNames.enum`',
-    });
+    r.report(
+      'BP1385',
+      place.at,
+      `Unexpected distribution \`${place.path}\` without \`propertyNames\`, expected \`propertyNames\` with an \`enum\` or \`oneOf\` of the choices`,
+      {
+        hint: 'list at least two choices under `propertyNames.enum`',
+      },
+    );
     return;
   }
   if (names.value.kind !== 'map') return;
   const list = entry(names.value, 'enum') ?? entry(names.value, 'oneOf');
   if (!list) {
-    r.report('BP1385', names.keySpan, `Unexpected \`propertyNames\` without \`enum\` or \`oneOf\` in \`${place.path}\`, expected the choices as string constants`, {
-      hint: 'list at least two choices under `propertyNames.enum`',
-    });
+    r.report(
+      'BP1385',
+      names.keySpan,
+      `Unexpected \`propertyNames\` without \`enum\` or \`oneOf\` in \`${place.path}\`, expected the choices as string constants`,
+      {
+        hint: 'list at least two choices under `propertyNames.enum`',
+      },
+    );
     return;
   }
   if (list.value.kind !== 'seq') return;
@@ -175,13 +203,23 @@ function checkChoices(r: Reporter, node: YMap, place: Place): void {
       choices.add(choice.value);
       continue;
     }
-    r.report('BP1385', extra?.keySpan ?? choice ?? item, `Unexpected choice in \`${place.path}.propertyNames.${list.key}\`, expected a nonempty string constant`, {
-      hint: list.key === 'oneOf' ? 'write each choice as `- const: name`, with an optional `description`' : 'write each choice as a nonempty string',
-    });
+    r.report(
+      'BP1385',
+      extra?.keySpan ?? choice ?? item,
+      `Unexpected choice in \`${place.path}.propertyNames.${list.key}\`, expected a nonempty string constant`,
+      {
+        hint: list.key === 'oneOf' ? 'write each choice as `- const: name`, with an optional `description`' : 'write each choice as a nonempty string',
+      },
+    );
   }
   if (choices.size < 2) {
-    r.report('BP1385', list.keySpan, `Unexpected ${choices.size === 0 ? 'no choices' : 'a single choice'} in \`${place.path}.propertyNames.${list.key}\`, expected at least two distinct choices`, {
-      hint: 'a distribution spreads probability over two or more choices; for one yes/no judgment use `type: boolean`',
-    });
+    r.report(
+      'BP1385',
+      list.keySpan,
+      `Unexpected ${choices.size === 0 ? 'no choices' : 'a single choice'} in \`${place.path}.propertyNames.${list.key}\`, expected at least two distinct choices`,
+      {
+        hint: 'a distribution spreads probability over two or more choices; for one yes/no judgment use `type: boolean`',
+      },
+    );
   }
 }

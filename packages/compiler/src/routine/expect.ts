@@ -73,13 +73,7 @@ export function expectInteger(r: Reporter, node: YNode, code: Code, what: string
  * Reports every key of `map` not in `allowed` (SRC-3), with "belongs inside" or
  * "did you mean" hints. Returns true when all keys are known.
  */
-export function checkKeys(
-  r: Reporter,
-  map: YMap,
-  allowed: readonly string[],
-  where: string,
-  belongs: Readonly<Record<string, string>> = {},
-): boolean {
+export function checkKeys(r: Reporter, map: YMap, allowed: readonly string[], where: string, belongs: Readonly<Record<string, string>> = {}): boolean {
   let ok = true;
   for (const e of map.entries) {
     if (allowed.includes(e.key)) continue;

@@ -23,8 +23,8 @@ export const STRING_LISTS = ['input_modalities', 'output_modalities', 'supported
 
 /** Capabilities binding infers from the routine itself (MDL-5). */
 export const INFERRED: Readonly<Record<string, string>> = {
-  structured_output: 'structured output is inferred during binding from the routine\'s `output`; remove it',
-  tools: 'tool support is inferred during binding from the routine\'s `tools`; remove it',
+  structured_output: "structured output is inferred during binding from the routine's `output`; remove it",
+  tools: "tool support is inferred during binding from the routine's `tools`; remove it",
 };
 
 /** MDL-2..5 and the `session` block of MDL-7 on `model.select`. */
@@ -137,7 +137,8 @@ function checkSessionBlock(r: Reporter, select: YMap, session: YEntry): void {
   checkVoiceProfile(r, select, trigger.value);
 }
 
-const BOUNDED_HINT = 'the audio session profile is `trigger: voice_activity`; for an explicit-trigger session, remove `session` and keep `interaction: session`';
+const BOUNDED_HINT =
+  'the audio session profile is `trigger: voice_activity`; for an explicit-trigger session, remove `session` and keep `interaction: session`';
 
 const PROFILE_HINT =
   'the audio session profile is `operation: generation`, `interaction: session`, `session` with `trigger: voice_activity`, and `input_modalities` and `output_modalities` both the list `- audio`';
@@ -145,9 +146,14 @@ const PROFILE_HINT =
 function checkVoiceProfile(r: Reporter, select: YMap, trigger: YNode): void {
   const interaction = scalarAt(select, 'interaction');
   if (interaction === undefined || interaction === 'request' || interaction === 'stream') {
-    r.report('BP1363', trigger, `Unexpected \`trigger: voice_activity\` with ${interaction === undefined ? 'no `interaction`' : code('interaction: ' + interaction)}, expected \`interaction: session\``, {
-      hint: PROFILE_HINT,
-    });
+    r.report(
+      'BP1363',
+      trigger,
+      `Unexpected \`trigger: voice_activity\` with ${interaction === undefined ? 'no `interaction`' : code('interaction: ' + interaction)}, expected \`interaction: session\``,
+      {
+        hint: PROFILE_HINT,
+      },
+    );
   }
   const operation = entry(select, 'operation');
   if (operation?.value.kind === 'scalar' && operation.value.value === 'classification') {
@@ -163,9 +169,14 @@ function checkVoiceProfile(r: Reporter, select: YMap, trigger: YNode): void {
     // A malformed list is MDL-4's to report.
     if (words === undefined) continue;
     if (words.length !== 1 || words[0] !== 'audio') {
-      r.report('BP1363', e.value, `Unexpected ${words.length === 0 ? 'empty list' : andList(words)} for \`${key}\` in the audio session profile, expected only \`audio\``, {
-        hint: PROFILE_HINT,
-      });
+      r.report(
+        'BP1363',
+        e.value,
+        `Unexpected ${words.length === 0 ? 'empty list' : andList(words)} for \`${key}\` in the audio session profile, expected only \`audio\``,
+        {
+          hint: PROFILE_HINT,
+        },
+      );
     }
   }
 }

@@ -25,15 +25,22 @@ export function checkVoiceSession(ctx: RoutineContext, at: YNode): void {
       const flag = portEntry.value.kind === 'map' ? entry(portEntry.value, side) : undefined;
       // A flag that is not a boolean at all is PORT-1's to report.
       if (flag && !(flag.value.kind === 'scalar' && flag.value.value === false)) continue;
-      r.report('BP1360', flag ? flag.value : portEntry.keySpan, `Unexpected ${flag ? `\`port.${side}: false\`` : `\`port\` without \`${side}\``}, expected \`port.${side}: true\` for the audio session profile`, {
-        hint: 'the audio session profile requires both routine ports',
-      });
+      r.report(
+        'BP1360',
+        flag ? flag.value : portEntry.keySpan,
+        `Unexpected ${flag ? `\`port.${side}: false\`` : `\`port\` without \`${side}\``}, expected \`port.${side}: true\` for the audio session profile`,
+        {
+          hint: 'the audio session profile requires both routine ports',
+        },
+      );
     }
   }
 
   const inputEntry = entry(ctx.frontmatter, 'input');
   if (!inputEntry) {
-    r.report('BP1361', at, 'Unexpected audio session profile without `input`, expected `input` to be exactly `{audio: {call, milliseconds}}`', { hint: VOICE_INPUT_HINT });
+    r.report('BP1361', at, 'Unexpected audio session profile without `input`, expected `input` to be exactly `{audio: {call, milliseconds}}`', {
+      hint: VOICE_INPUT_HINT,
+    });
     return;
   }
   const root = schemaRoot(inputEntry.value);
@@ -65,9 +72,14 @@ function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, na
   // A `type` that is not a string is SCH-3's to report.
   if (entry(node, 'type') && type === undefined) return undefined;
   if (type !== 'object') {
-    r.report('BP1361', entry(node, 'type')?.value ?? at, `Unexpected ${type === undefined ? 'schema without `type`' : `\`type: ${type}\``} for \`${path}\`, expected \`type: object\` with properties ${expected}`, {
-      hint: VOICE_INPUT_HINT,
-    });
+    r.report(
+      'BP1361',
+      entry(node, 'type')?.value ?? at,
+      `Unexpected ${type === undefined ? 'schema without `type`' : `\`type: ${type}\``} for \`${path}\`, expected \`type: object\` with properties ${expected}`,
+      {
+        hint: VOICE_INPUT_HINT,
+      },
+    );
     return undefined;
   }
   const props = mapAt(node, 'properties');
@@ -83,18 +95,27 @@ function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, na
   }
   const missing = names.filter((n) => !props || !entry(props, n));
   if (missing.length > 0) {
-    r.report('BP1361', entry(node, 'properties')?.keySpan ?? at, `Unexpected \`${path}\` without ${andList(missing)}, expected properties ${expected}`, { hint: VOICE_INPUT_HINT });
+    r.report('BP1361', entry(node, 'properties')?.keySpan ?? at, `Unexpected \`${path}\` without ${andList(missing)}, expected properties ${expected}`, {
+      hint: VOICE_INPUT_HINT,
+    });
   }
   const requiredEntry = entry(node, 'required');
   const required = stringsOf(seqAt(node, 'required'));
   if (!requiredEntry || (required !== undefined && (names.some((n) => !required.includes(n)) || required.some((n) => !names.includes(n))))) {
-    r.report('BP1361', requiredEntry?.keySpan ?? at, `Unexpected ${requiredEntry ? `\`required\` of ${required?.length ? andList(required) : 'nothing'}` : `\`${path}\` without \`required\``}, expected \`required\` to list ${expected}`, {
-      hint: VOICE_INPUT_HINT,
-    });
+    r.report(
+      'BP1361',
+      requiredEntry?.keySpan ?? at,
+      `Unexpected ${requiredEntry ? `\`required\` of ${required?.length ? andList(required) : 'nothing'}` : `\`${path}\` without \`required\``}, expected \`required\` to list ${expected}`,
+      {
+        hint: VOICE_INPUT_HINT,
+      },
+    );
   }
   const extra = entry(node, 'additionalProperties');
   if (extra && !(extra.value.kind === 'scalar' && extra.value.value === false)) {
-    r.report('BP1361', extra.keySpan, `Unexpected \`additionalProperties\` admitting extra properties in \`${path}\`, expected none or \`false\``, { hint: VOICE_INPUT_HINT });
+    r.report('BP1361', extra.keySpan, `Unexpected \`additionalProperties\` admitting extra properties in \`${path}\`, expected none or \`false\``, {
+      hint: VOICE_INPUT_HINT,
+    });
   }
   return found;
 }
@@ -102,7 +123,9 @@ function exactObject(ctx: RoutineContext, node: YMap, at: Span, path: string, na
 function checkLeafType(ctx: RoutineContext, leaf: Located | undefined, path: string, types: string[]): void {
   const type = leaf && stringAt(leaf.node, 'type');
   if (!leaf || type === undefined || types.includes(type)) return;
-  ctx.reporter.report('BP1361', entry(leaf.node, 'type')?.value ?? leaf.at, `Unexpected \`type: ${type}\` for \`${path}\`, expected \`type: ${types[0]}\``, { hint: VOICE_INPUT_HINT });
+  ctx.reporter.report('BP1361', entry(leaf.node, 'type')?.value ?? leaf.at, `Unexpected \`type: ${type}\` for \`${path}\`, expected \`type: ${types[0]}\``, {
+    hint: VOICE_INPUT_HINT,
+  });
 }
 
 const BOUNDED =
@@ -122,7 +145,9 @@ export function checkBoundedSession(ctx: RoutineContext): void {
   for (const e of ctx.frontmatter.entries) {
     const rejected = BOUNDED_FIELDS[e.key];
     if (!rejected) continue;
-    r.report('BP1370', e.keySpan, `Unexpected \`${e.key}\` in a bounded session model, expected ${rejected.expected}`, { hint: `${BOUNDED}; ${rejected.hint}` });
+    r.report('BP1370', e.keySpan, `Unexpected \`${e.key}\` in a bounded session model, expected ${rejected.expected}`, {
+      hint: `${BOUNDED}; ${rejected.hint}`,
+    });
   }
   const tools = entry(ctx.frontmatter, 'tools')?.value;
   if (tools?.kind !== 'seq') return;

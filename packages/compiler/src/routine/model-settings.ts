@@ -25,8 +25,8 @@ export const STRUCTURE = ['select', 'provider', 'id'];
 
 /** Descriptor fields describe a model in the catalog; a routine cannot set them (MDL-5). */
 export const DESCRIPTORS: Readonly<Record<string, string>> = {
-  structured_output: 'structured output is inferred during binding from the routine\'s `output`; remove it',
-  pricing: 'pricing is part of the model catalog\'s descriptor, not something a routine sets; remove it',
+  structured_output: "structured output is inferred during binding from the routine's `output`; remove it",
+  pricing: "pricing is part of the model catalog's descriptor, not something a routine sets; remove it",
   max_input_tokens: 'to require a context window, write `context_length:` with `minimum: N` inside `model.select`',
 };
 
@@ -50,13 +50,18 @@ export function checkModelKeys(r: Reporter, model: YMap): void {
     if (e.key === 'settings') {
       const keys = e.value.kind === 'map' ? e.value.entries.map((s) => s.key) : [];
       r.report('BP1350', e.keySpan, `Unexpected \`settings\` in \`model\`, expected each setting directly inside \`model\`, beside ${anchor}`, {
-        hint: keys.length > 0 ? `move ${andList(keys)} up into \`model\` and remove \`settings\`` : 'write each setting directly inside `model` and remove `settings`',
+        hint:
+          keys.length > 0
+            ? `move ${andList(keys)} up into \`model\` and remove \`settings\``
+            : 'write each setting directly inside `model` and remove `settings`',
       });
       continue;
     }
     const misplaced = misplacedHint(e.key);
     if (misplaced !== undefined) {
-      r.report('BP1020', e.keySpan, `Unexpected field \`${e.key}\` in \`model\`, expected \`select\`, \`provider\`, \`id\` or a model setting`, { hint: misplaced });
+      r.report('BP1020', e.keySpan, `Unexpected field \`${e.key}\` in \`model\`, expected \`select\`, \`provider\`, \`id\` or a model setting`, {
+        hint: misplaced,
+      });
     }
   }
 }
@@ -160,7 +165,7 @@ export function checkModelSettings(r: Reporter, modelNode: YNode, catalog: Model
     const first = problems.find((p) => p !== undefined);
     if (problems.every((p) => p !== undefined) && first !== undefined) {
       r.report('BP1353', setting.value, `Unexpected ${show(value)} for setting \`${setting.key}\`, expected ${first}`, {
-        hint: 'use the connection\'s declared default unless the task needs a measured override',
+        hint: "use the connection's declared default unless the task needs a measured override",
       });
     }
   }
@@ -184,20 +189,22 @@ function properties(model: CatalogModel): Record<string, Record<string, unknown>
 function valueProblem(value: unknown, schema: Record<string, unknown>): string | undefined {
   const type = schema['type'];
   const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
-  if (types.length > 0 && !types.some((t) => isOfJsonType(value, t))) return types.length === 1 ? `a value of type \`${types[0]}\`` : `a value of type ${quoteList(types)}`;
+  if (types.length > 0 && !types.some((t) => isOfJsonType(value, t)))
+    return types.length === 1 ? `a value of type \`${types[0]}\`` : `a value of type ${quoteList(types)}`;
   const allowed = schema['enum'];
   if (Array.isArray(allowed) && !allowed.some((a) => sameJson(a, value))) return `one of ${allowed.map(show).join(', ')}`;
   if ('const' in schema && !sameJson(schema['const'], value)) return show(schema['const']);
   if (typeof value === 'number') {
     const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
-    if (typeof minimum === 'number' && value < minimum) return `at least ${minimum}${typeof maximum === 'number' ? ` (the range is ${minimum} to ${maximum})` : ''}`;
-    if (typeof maximum === 'number' && value > maximum) return `at most ${maximum}${typeof minimum === 'number' ? ` (the range is ${minimum} to ${maximum})` : ''}`;
+    if (typeof minimum === 'number' && value < minimum)
+      return `at least ${minimum}${typeof maximum === 'number' ? ` (the range is ${minimum} to ${maximum})` : ''}`;
+    if (typeof maximum === 'number' && value > maximum)
+      return `at most ${maximum}${typeof minimum === 'number' ? ` (the range is ${minimum} to ${maximum})` : ''}`;
     if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum) return `more than ${exclusiveMinimum}`;
     if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum) return `less than ${exclusiveMaximum}`;
   }
   return undefined;
 }
-
 
 function sameJson(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);

@@ -12,7 +12,11 @@ export function checkName(name: string): NameProblem | undefined {
     const bad = [...name].find((c) => !/[A-Za-z0-9_.-]/.test(c));
     return bad !== undefined
       ? { rule: 'NAME-1', message: `Unexpected character \`${bad}\` in name \`${name}\`, expected ASCII letters, digits, \`_\`, \`.\` or \`-\`` }
-      : { rule: 'NAME-1', message: `Unexpected empty segment in name \`${name}\`, expected segments separated by single dots`, hint: 'remove the leading, trailing or doubled `.`' };
+      : {
+          rule: 'NAME-1',
+          message: `Unexpected empty segment in name \`${name}\`, expected segments separated by single dots`,
+          hint: 'remove the leading, trailing or doubled `.`',
+        };
   }
   if (name.startsWith('env.') || name === 'env') {
     return name === 'env' ? undefined : { rule: 'NAME-2', message: `Unexpected name \`${name}\`: names beginning \`env.\` are reserved` };

@@ -112,7 +112,9 @@ class SchemaWalk {
         const seq = expectSeq(r, node, 'BP1207', at);
         if (!seq) return;
         if (seq.items.length === 0) {
-          r.report('BP1207', node, `Unexpected empty list for ${at}, expected at least one value`, { hint: 'an empty `enum` accepts nothing; list the allowed values' });
+          r.report('BP1207', node, `Unexpected empty list for ${at}, expected at least one value`, {
+            hint: 'an empty `enum` accepts nothing; list the allowed values',
+          });
           return;
         }
         const seen = new Map<string, YNode>();
@@ -136,7 +138,9 @@ class SchemaWalk {
         const seq = expectSeq(r, node, 'BP1281', at);
         if (!seq) return;
         if (seq.items.length === 0) {
-          r.report('BP1281', node, `Unexpected empty list for ${at}, expected at least one schema`, { hint: 'an empty `oneOf` accepts nothing; remove it or list the alternatives' });
+          r.report('BP1281', node, `Unexpected empty list for ${at}, expected at least one schema`, {
+            hint: 'an empty `oneOf` accepts nothing; remove it or list the alternatives',
+          });
           return;
         }
         seq.items.forEach((item, i) => this.schemaAt(item, `${path}.oneOf[${i}]`, level + 1));
@@ -149,7 +153,10 @@ class SchemaWalk {
       case 'items':
         if (node.kind === 'seq') {
           r.report('BP1260', node, `Unexpected a list for ${at}, expected one schema for every element`, {
-            hint: node.items.length === 1 ? 'remove the `- `: write the schema directly under `items:`' : 'for elements of different shapes, use `items:` with `oneOf`, or an object with named fields',
+            hint:
+              node.items.length === 1
+                ? 'remove the `- `: write the schema directly under `items:`'
+                : 'for elements of different shapes, use `items:` with `oneOf`, or an object with named fields',
           });
           return;
         }
@@ -248,10 +255,15 @@ class SchemaWalk {
     for (const item of required.items) {
       if (item.kind !== 'scalar' || typeof item.value !== 'string' || item.ref || declared.has(item.value) || warned.has(item.value)) continue;
       warned.add(item.value);
-      this.r.report('BP1272', item, `Unexpected required \`${item.value}\` not among \`${path}.properties\`, expected a declared property when \`additionalProperties\` is \`false\``, {
-        related: [this.r.locate(additional, '`additionalProperties: false` is here')],
-        hint: `no value can satisfy this schema: declare \`${item.value}\` under \`properties\`, or remove it from \`required\``,
-      });
+      this.r.report(
+        'BP1272',
+        item,
+        `Unexpected required \`${item.value}\` not among \`${path}.properties\`, expected a declared property when \`additionalProperties\` is \`false\``,
+        {
+          related: [this.r.locate(additional, '`additionalProperties: false` is here')],
+          hint: `no value can satisfy this schema: declare \`${item.value}\` under \`properties\`, or remove it from \`required\``,
+        },
+      );
     }
   }
 
@@ -286,7 +298,8 @@ function schemaHint(node: YNode): string | undefined {
   if (node.kind !== 'scalar') return undefined;
   if (node.ref) return '`!ref` is allowed only inside `const` and `enum` values';
   if (typeof node.value === 'boolean') return 'boolean schemas are not in the native profile; write `{}` to accept any value';
-  if (typeof node.value === 'string' && isSchemaType(node.value)) return `a schema is a mapping: write \`type: ${node.value === 'null' ? "'null'" : node.value}\` on an indented line below`;
+  if (typeof node.value === 'string' && isSchemaType(node.value))
+    return `a schema is a mapping: write \`type: ${node.value === 'null' ? "'null'" : node.value}\` on an indented line below`;
   return undefined;
 }
 
@@ -302,7 +315,9 @@ function readType(r: Reporter, node: YNode, path: string): SchemaType | undefine
   }
   if (node.kind === 'scalar' && !node.ref && node.value === null) {
     r.report('BP1231', node, node.empty ? `Unexpected nothing (null) for ${at}, ${expected}` : `Unexpected YAML null for ${at}, ${expected}`, {
-      hint: node.empty ? "a key with nothing after it is null: name a type, or write `type: 'null'` for the null type" : "unquoted `null` is YAML's null, not a type name: write `type: 'null'`",
+      hint: node.empty
+        ? "a key with nothing after it is null: name a type, or write `type: 'null'` for the null type"
+        : "unquoted `null` is YAML's null, not a type name: write `type: 'null'`",
     });
     return undefined;
   }
@@ -322,7 +337,10 @@ function readType(r: Reporter, node: YNode, path: string): SchemaType | undefine
 function checkBound(r: Reporter, node: YNode, type: SchemaType | undefined, keyword: 'minimum' | 'maximum', at: string): void {
   if (node.kind !== 'scalar' || node.ref || typeof node.value !== 'number') {
     r.report('BP1290', node, `Unexpected ${describeNode(node)} for ${at}, expected a number`, {
-      hint: node.kind === 'scalar' && typeof node.value === 'string' && node.value.trim() !== '' && Number.isFinite(Number(node.value)) ? 'write the number unquoted' : undefined,
+      hint:
+        node.kind === 'scalar' && typeof node.value === 'string' && node.value.trim() !== '' && Number.isFinite(Number(node.value))
+          ? 'write the number unquoted'
+          : undefined,
     });
     return;
   }

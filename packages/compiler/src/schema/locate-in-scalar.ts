@@ -50,7 +50,7 @@ function locateDouble(source: string, value: string, index: number, start: numbe
   if (source.includes('\n') || source.length < 2) return undefined;
   let rebuilt = '';
   let found: number | undefined;
-  for (let s = 1; s < source.length - 1; ) {
+  for (let s = 1; s < source.length - 1;) {
     if (rebuilt.length === index) found = s;
     const c = source[s]!;
     if (c !== '\\') {

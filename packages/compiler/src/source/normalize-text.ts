@@ -1,3 +1,8 @@
+import type { Code } from '../diagnostics/codes.js';
+import { LineIndex } from '../diagnostics/line-index.js';
+import { Reporter } from '../diagnostics/reporter.js';
+import { firstInvalidUtf8 } from '../text/first-invalid-utf8.js';
+
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
@@ -33,22 +38,6 @@ export function normalizeNewlines(text: string): string {
   return noBom.includes('\r') ? noBom.replace(/\r\n?/g, '\n') : noBom;
 }
 
-/** Byte offset of the first invalid UTF-8 sequence, for the diagnostic's position. */
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b < 0xe0 ? 1 : b >= 0xe0 && b < 0xf0 ? 2 : b >= 0xf0 && b < 0xf5 ? 3 : -1;
-    if (need < 0) return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return i;
-    }
-    i += need + 1;
-  }
-  return i;
-}
-
 /**
  * The text up to a byte offset (and a little past it) decoded leniently, to turn the offset
  * into a character offset and a position. Only that prefix: the rest of a file that failed
@@ -64,4 +53,26 @@ export function charOffsetOfByte(bytes: Uint8Array, byteOffset: number): { text:
 /** The message for a file that is too large to be text (see MAX_TEXT_BYTES). */
 export function tooLargeMessage(bytes: number): string {
   return `Unexpected file of ${bytes} bytes, expected at most ${MAX_TEXT_BYTES} bytes of text`;
+}
+
+/**
+ * A reporter for `file` holding the one diagnostic of bytes that are not text: a file too
+ * large to decode (at 1:1), or invalid UTF-8 (at the first offending byte). `hints` name the
+ * likely fix for each case.
+ */
+export function reportUndecodable(
+  file: string,
+  bytes: Uint8Array,
+  failure: { offset: number; tooLarge?: true },
+  code: Code,
+  hints: { tooLarge: string; invalid: string },
+): Reporter {
+  const { text, offset } = charOffsetOfByte(bytes, failure.offset);
+  const reporter = new Reporter(file, new LineIndex(text));
+  if (failure.tooLarge) reporter.report(code, { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: hints.tooLarge });
+  else
+    reporter.report(code, { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${failure.offset}, expected UTF-8 text`, {
+      hint: hints.invalid,
+    });
+  return reporter;
 }

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { LineIndex } from '../diagnostics/line-index.js';
 import { Reporter, type Span } from '../diagnostics/reporter.js';
-import { charOffsetOfByte, decodeSourceText, tooLargeMessage } from './normalize-text.js';
+import { decodeSourceText, reportUndecodable } from './normalize-text.js';
 import { parseFrontmatter } from './parse-frontmatter.js';
 import { splitFrontmatter } from './split-frontmatter.js';
 import type { YMap } from './yaml-tree.js';
@@ -33,15 +33,10 @@ export interface ParseSourceOptions {
 export function parseSource(file: string, input: Uint8Array | string, options: ParseSourceOptions = {}): ParseSourceResult {
   const decoded = decodeSourceText(input);
   if (!decoded.ok) {
-    const bytes = input as Uint8Array;
-    const { text, offset } = charOffsetOfByte(bytes, decoded.offset);
-    const reporter = new Reporter(file, new LineIndex(text));
-    if (decoded.tooLarge) reporter.report('BP1004', { start: 0, end: 0 }, tooLargeMessage(bytes.length), { hint: 'a routine source is a small text file' });
-    else {
-      reporter.report('BP1004', { start: offset, end: offset + 1 }, `Unexpected invalid UTF-8 at byte ${decoded.offset}, expected UTF-8 text`, {
-        hint: 'save the file as UTF-8',
-      });
-    }
+    const reporter = reportUndecodable(file, input as Uint8Array, decoded, 'BP1004', {
+      tooLarge: 'a routine source is a small text file',
+      invalid: 'save the file as UTF-8',
+    });
     return { status: 'unreadable', diagnostics: reporter.diagnostics };
   }
   const text = decoded.text;
@@ -68,9 +63,14 @@ export function parseSource(file: string, input: Uint8Array | string, options: P
   let frontmatter: YMap | undefined;
   if (tree?.kind === 'map') frontmatter = tree;
   else if (tree) {
-    reporter.report('BP1005', tree.span.end > tree.span.start ? tree.span : split.closeSpan, 'Unexpected frontmatter that is not a mapping, expected `name:`, `description:` and the other fields', {
-      hint: 'every source requires at least `name` and `description`',
-    });
+    reporter.report(
+      'BP1005',
+      tree.span.end > tree.span.start ? tree.span : split.closeSpan,
+      'Unexpected frontmatter that is not a mapping, expected `name:`, `description:` and the other fields',
+      {
+        hint: 'every source requires at least `name` and `description`',
+      },
+    );
   }
   return {
     status: 'source',

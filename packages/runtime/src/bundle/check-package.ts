@@ -25,11 +25,17 @@ export function checkPackage(content: PackageContent, where: string, depth = 0):
     const file = files.get(source.path);
     if (file === undefined) throw refuse('BP4012', `Missing file ${JSON.stringify(source.path)} of source \`${name}\` in ${where}`);
     if (file.digest !== source.digest) {
-      throw refuse('BP4012', `Unexpected digest ${source.digest} for source \`${name}\` in ${where}, expected ${file.digest} (its file's): the source was changed after it was built`);
+      throw refuse(
+        'BP4012',
+        `Unexpected digest ${source.digest} for source \`${name}\` in ${where}, expected ${file.digest} (its file's): the source was changed after it was built`,
+      );
     }
     if (source.code !== undefined) {
       if (typeof source.code.body !== 'string' || !file.text.endsWith(source.code.body)) {
-        throw refuse('BP4012', `Unexpected code body for \`${name}\` in ${where}, expected the body of ${source.path}: the code was changed after it was built`);
+        throw refuse(
+          'BP4012',
+          `Unexpected code body for \`${name}\` in ${where}, expected the body of ${source.path}: the code was changed after it was built`,
+        );
       }
       for (const module of source.code.imports ?? []) {
         if (!files.has(module)) throw refuse('BP4012', `Missing module ${JSON.stringify(module)} imported by \`${name}\` in ${where}`);

@@ -40,7 +40,7 @@ export async function loadBundle(source: Uint8Array | string | URL, options: Loa
   if (!read.ok) throw new BundleLoadError(read.error.code, read.error.rule, read.error.message);
   const content = read.bundle.content as unknown as PackageContent;
   checkPackage(content, 'the bundle');
-  return deepFreeze({ id: read.bundle.id, format: 'berrypack/1' as const, content, blobs: read.blobs }) as Bundle;
+  return deepFreeze({ id: read.bundle.id, format: 'berrypack/1' as const, content, blobs: read.blobs });
 }
 
 async function readSource(source: Uint8Array | string | URL, options: LoadBundleOptions): Promise<ReadBundleResult> {
@@ -54,7 +54,11 @@ async function readSource(source: Uint8Array | string | URL, options: LoadBundle
   if (source instanceof URL || (typeof source === 'string' && /^[a-z][a-z0-9+.-]+:\/\//i.test(source))) {
     const url = source instanceof URL ? source : new URL(source);
     if (url.protocol !== 'file:') {
-      throw new BundleLoadError('BP4001', 'BND-4', `Unexpected ${url.protocol} URL ${url.href}, expected bytes, a path or a file: URL (berrypack never downloads a bundle)`);
+      throw new BundleLoadError(
+        'BP4001',
+        'BND-4',
+        `Unexpected ${url.protocol} URL ${url.href}, expected bytes, a path or a file: URL (berrypack never downloads a bundle)`,
+      );
     }
     file = fileURLToPath(url);
   } else if (typeof source === 'string') {

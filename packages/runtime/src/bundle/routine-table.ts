@@ -37,7 +37,9 @@ export function resolveTarget(pkg: PackageView, target: Target): Resolved | unde
   const imported = pkg.imports.get(target.alias);
   if (imported === undefined) return undefined;
   if (imported.export === undefined) return { kind: 'opaque', view: imported.view, alias: target.alias };
-  const entry = imported.view.content.exports.find((e) => e.name === imported.export) ?? imported.view.content.exports.find((e) => e.target.kind === 'source' && e.target.name === imported.export);
+  const entry =
+    imported.view.content.exports.find((e) => e.name === imported.export) ??
+    imported.view.content.exports.find((e) => e.target.kind === 'source' && e.target.name === imported.export);
   return entry === undefined ? undefined : resolveTarget(imported.view, entry.target);
 }
 

@@ -50,7 +50,17 @@ export function parseRuntimeConfig(source: string, options: ParseConfigOptions):
   const lines = new LineCounter();
   const refuse = (offset: number, message: string): RuntimeConfigResult => {
     const { line, col } = offset < 0 ? { line: 1, col: 1 } : lines.linePos(offset);
-    const diagnostic: ConfigDiagnostic = { code: 'BP9010', rule: 'RUN-4', severity: 'error', message, file, line, column: col, endLine: line, endColumn: col + 1 };
+    const diagnostic: ConfigDiagnostic = {
+      code: 'BP9010',
+      rule: 'RUN-4',
+      severity: 'error',
+      message,
+      file,
+      line,
+      column: col,
+      endLine: line,
+      endColumn: col + 1,
+    };
     return { ok: false, diagnostics: [diagnostic] };
   };
   if (nestingDepth(text) > MAX_NESTING) return refuse(-1, `Unexpected nesting deeper than ${MAX_NESTING} levels, expected runtime settings`);
@@ -115,7 +125,8 @@ class ConfigReader extends NodeReader {
           config.limits = this.limits(value, keyAt);
           break;
         case 'models':
-          for (const entry of this.entries(value, keyAt, '`models`', 'a mapping of model keys to models')) config.models[entry.key] = this.model(entry.key, entry.value, entry.keyAt);
+          for (const entry of this.entries(value, keyAt, '`models`', 'a mapping of model keys to models'))
+            config.models[entry.key] = this.model(entry.key, entry.value, entry.keyAt);
           break;
         case 'bind':
           bindNode = { value, keyAt };
@@ -134,7 +145,8 @@ class ConfigReader extends NodeReader {
           break;
         case 'user': {
           const claims = this.json(value, keyAt, '`user`');
-          if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected ${describe(value)} as \`user\`, expected a mapping of OpenID Connect claims`);
+          if (typeof claims !== 'object' || claims === null || Array.isArray(claims))
+            throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected ${describe(value)} as \`user\`, expected a mapping of OpenID Connect claims`);
           config.user = claims as Record<string, unknown>;
           break;
         }
@@ -158,7 +170,11 @@ class ConfigReader extends NodeReader {
       const keys = Object.keys(config.models);
       for (const { key, value, keyAt } of this.entries(bindNode.value, bindNode.keyAt, '`bind`', 'a mapping of routine names (or `default`) to model keys')) {
         const model = this.string(value, keyAt, `bind.${key}`);
-        if (!keys.includes(model)) throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected model key ${JSON.stringify(model)} as bind.${key}, expected one of the keys of \`models\` (${keys.join(', ') || 'none configured'})`);
+        if (!keys.includes(model))
+          throw new ConfigRefusal(
+            this.offset(value, keyAt),
+            `Unexpected model key ${JSON.stringify(model)} as bind.${key}, expected one of the keys of \`models\` (${keys.join(', ') || 'none configured'})`,
+          );
         config.bind[key] = model;
       }
     }
@@ -216,7 +232,8 @@ class ConfigReader extends NodeReader {
         case 'session':
         case 'settings': {
           const data = this.json(value, keyAt, what);
-          if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected ${describe(value)} as ${what}, expected a mapping`);
+          if (typeof data !== 'object' || data === null || Array.isArray(data))
+            throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected ${describe(value)} as ${what}, expected a mapping`);
           model[field] = data as Record<string, unknown>;
           break;
         }
@@ -228,11 +245,16 @@ class ConfigReader extends NodeReader {
             model[field as (typeof LIST_FIELDS)[number]] = this.strings(value, keyAt, what);
             break;
           }
-          throw new ConfigRefusal(keyAt, `Unexpected \`${field}\` in ${where}, expected one of provider, baseUrl, model, apiKeyEnv, script, requestTimeoutMs, retries, operations, interactions, ${LIST_FIELDS.join(', ')}, context_length, session, funding, settings`);
+          throw new ConfigRefusal(
+            keyAt,
+            `Unexpected \`${field}\` in ${where}, expected one of provider, baseUrl, model, apiKeyEnv, script, requestTimeoutMs, retries, operations, interactions, ${LIST_FIELDS.join(', ')}, context_length, session, funding, settings`,
+          );
       }
     }
-    if (model.provider === undefined) throw new ConfigRefusal(at, `Missing \`provider\` in ${where}, expected openai-compatible, scripted or a registered provider`);
-    if (model.script !== undefined && model.provider !== 'scripted') throw new ConfigRefusal(at, `Unexpected \`script\` in ${where} of provider ${model.provider}, expected it only with provider scripted`);
+    if (model.provider === undefined)
+      throw new ConfigRefusal(at, `Missing \`provider\` in ${where}, expected openai-compatible, scripted or a registered provider`);
+    if (model.script !== undefined && model.provider !== 'scripted')
+      throw new ConfigRefusal(at, `Unexpected \`script\` in ${where} of provider ${model.provider}, expected it only with provider scripted`);
     return model as ConfiguredModel;
   }
 
@@ -240,11 +262,16 @@ class ConfigReader extends NodeReader {
     const where = `tools.${name}`;
     const fields = new Map(this.entries(node, at, where, 'a mapping with `mcp` (and `tool`) or `module` (and `export`)').map((e) => [e.key, e]));
     for (const [field, entry] of fields) {
-      if (!['mcp', 'tool', 'module', 'export'].includes(field)) throw new ConfigRefusal(entry.keyAt, `Unexpected \`${field}\` in ${where}, expected mcp and tool, or module and export`);
+      if (!['mcp', 'tool', 'module', 'export'].includes(field))
+        throw new ConfigRefusal(entry.keyAt, `Unexpected \`${field}\` in ${where}, expected mcp and tool, or module and export`);
     }
     const mcp = fields.get('mcp');
     const module = fields.get('module');
-    if ((mcp === undefined) === (module === undefined)) throw new ConfigRefusal(this.offset(node, at), `Unexpected ${where} with ${mcp ? 'both `mcp` and `module`' : 'neither `mcp` nor `module`'}, expected exactly one`);
+    if ((mcp === undefined) === (module === undefined))
+      throw new ConfigRefusal(
+        this.offset(node, at),
+        `Unexpected ${where} with ${mcp ? 'both `mcp` and `module`' : 'neither `mcp` nor `module`'}, expected exactly one`,
+      );
     if (mcp) {
       const exported = fields.get('export');
       if (exported) throw new ConfigRefusal(exported.keyAt, `Unexpected \`export\` in ${where} served by \`mcp\`, expected \`tool\` (the server's tool name)`);
@@ -254,16 +281,24 @@ class ConfigReader extends NodeReader {
     const tool = fields.get('tool');
     if (tool) throw new ConfigRefusal(tool.keyAt, `Unexpected \`tool\` in ${where} served by \`module\`, expected \`export\` (the module's export name)`);
     const exported = fields.get('export');
-    return { module: this.path(module!.value, module!.keyAt, `${where}.module`), export: exported ? this.string(exported.value, exported.keyAt, `${where}.export`) : 'default' };
+    return {
+      module: this.path(module!.value, module!.keyAt, `${where}.module`),
+      export: exported ? this.string(exported.value, exported.keyAt, `${where}.export`) : 'default',
+    };
   }
 
   private server(where: string, node: YamlNode | null, at: number): McpServerConfig {
     const fields = new Map(this.entries(node, at, where, 'a mapping with `command` (stdio) or `url` (streamable HTTP)').map((e) => [e.key, e]));
     const url = fields.get('url');
     const command = fields.get('command');
-    if ((url === undefined) === (command === undefined)) throw new ConfigRefusal(this.offset(node, at), `Unexpected ${where} with ${url ? 'both `command` and `url`' : 'neither `command` nor `url`'}, expected exactly one`);
+    if ((url === undefined) === (command === undefined))
+      throw new ConfigRefusal(
+        this.offset(node, at),
+        `Unexpected ${where} with ${url ? 'both `command` and `url`' : 'neither `command` nor `url`'}, expected exactly one`,
+      );
     if (url) {
-      for (const [field, entry] of fields) if (field !== 'url') throw new ConfigRefusal(entry.keyAt, `Unexpected \`${field}\` in ${where} with \`url\`, expected only url`);
+      for (const [field, entry] of fields)
+        if (field !== 'url') throw new ConfigRefusal(entry.keyAt, `Unexpected \`${field}\` in ${where} with \`url\`, expected only url`);
       return { url: this.string(url.value, url.keyAt, `${where}.url`, HTTP_URL, 'an http(s) URL') };
     }
     const server: McpServerConfig = { command: this.string(command!.value, command!.keyAt, `${where}.command`), args: [], env: {}, cwd: this.directory };
@@ -273,8 +308,15 @@ class ConfigReader extends NodeReader {
       else if (field === 'cwd') server.cwd = this.path(entry.value, entry.keyAt, `${where}.cwd`);
       else if (field === 'env') {
         for (const variable of this.entries(entry.value, entry.keyAt, `${where}.env`, 'a mapping of server variables to the names of our variables')) {
-          if (!ENV_NAME.test(variable.key)) throw new ConfigRefusal(variable.keyAt, `Unexpected variable name \`${variable.key}\` in ${where}.env, expected letters, digits and _`);
-          server.env[variable.key] = this.string(variable.value, variable.keyAt, `${where}.env.${variable.key}`, ENV_NAME, 'the name of one of our environment variables (values never belong in this file)');
+          if (!ENV_NAME.test(variable.key))
+            throw new ConfigRefusal(variable.keyAt, `Unexpected variable name \`${variable.key}\` in ${where}.env, expected letters, digits and _`);
+          server.env[variable.key] = this.string(
+            variable.value,
+            variable.keyAt,
+            `${where}.env.${variable.key}`,
+            ENV_NAME,
+            'the name of one of our environment variables (values never belong in this file)',
+          );
         }
       } else throw new ConfigRefusal(entry.keyAt, `Unexpected \`${field}\` in ${where}, expected command, args, env, cwd (or url alone)`);
     }
@@ -284,8 +326,9 @@ class ConfigReader extends NodeReader {
   /** Arguments may repeat and may be empty strings, unlike other lists. */
   private argList(node: YamlNode | null, at: number, what: string): string[] {
     const data = this.json(node, at, what);
-    if (!Array.isArray(data) || !data.every((a) => typeof a === 'string')) throw new ConfigRefusal(this.offset(node, at), `Unexpected ${describe(node)} as ${what}, expected a list of strings`);
-    return data as string[];
+    if (!Array.isArray(data) || !data.every((a) => typeof a === 'string'))
+      throw new ConfigRefusal(this.offset(node, at), `Unexpected ${describe(node)} as ${what}, expected a list of strings`);
+    return data;
   }
 
   private connection(name: string, node: YamlNode | null, at: number): EnvironmentConnection {
@@ -296,7 +339,12 @@ class ConfigReader extends NodeReader {
     for (const { key, value, keyAt } of this.entries(node, at, where, 'a mapping with `tools` and `writes`')) {
       if (key === 'tools') {
         connection.tools = this.strings(value, keyAt, `${where}.tools`);
-        for (const tool of connection.tools) if (!NAME.test(tool)) throw new ConfigRefusal(this.offset(value, keyAt), `Unexpected tool name ${JSON.stringify(tool)} in ${where}.tools, expected 1-128 letters, digits, _, . or -`);
+        for (const tool of connection.tools)
+          if (!NAME.test(tool))
+            throw new ConfigRefusal(
+              this.offset(value, keyAt),
+              `Unexpected tool name ${JSON.stringify(tool)} in ${where}.tools, expected 1-128 letters, digits, _, . or -`,
+            );
       } else if (key === 'writes') {
         connection.writes = this.strings(value, keyAt, `${where}.writes`);
         writesAt = keyAt;
@@ -304,7 +352,11 @@ class ConfigReader extends NodeReader {
       } else throw new ConfigRefusal(keyAt, `Unexpected \`${key}\` in ${where}, expected tools, writes`);
     }
     const stray = connection.writes.find((w) => !connection.tools.includes(w));
-    if (stray !== undefined) throw new ConfigRefusal(this.offset(writesNode, writesAt), `Unexpected ${JSON.stringify(stray)} in ${where}.writes, expected one of its tools (${connection.tools.join(', ') || 'none'})`);
+    if (stray !== undefined)
+      throw new ConfigRefusal(
+        this.offset(writesNode, writesAt),
+        `Unexpected ${JSON.stringify(stray)} in ${where}.writes, expected one of its tools (${connection.tools.join(', ') || 'none'})`,
+      );
     return connection;
   }
 

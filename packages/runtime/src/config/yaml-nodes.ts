@@ -25,7 +25,7 @@ export class NodeReader {
     return node.items.map((pair: Pair) => {
       const key = pair.key as YamlNode | null;
       const value = pair.value as YamlNode | null;
-      const keyAt = (key?.range?.[0] ?? value?.range?.[0] ?? at) as number;
+      const keyAt = key?.range?.[0] ?? value?.range?.[0] ?? at;
       if (!isScalar(key) || typeof key.value !== 'string') throw new ConfigRefusal(keyAt, `Unexpected key ${describe(key)} in ${what}, expected a name`);
       return { key: key.value, value, keyAt };
     });
@@ -40,7 +40,10 @@ export class NodeReader {
 
   integer(node: YamlNode | null, at: number, what: string, min: number, unit: string): number {
     if (!isScalar(node) || typeof node.value !== 'number' || !Number.isSafeInteger(node.value) || node.value < min) {
-      throw new ConfigRefusal(this.offset(node, at), `Unexpected ${describe(node)} as ${what}, expected ${min === 1 ? 'a positive' : 'a nonnegative'} integer (${unit})`);
+      throw new ConfigRefusal(
+        this.offset(node, at),
+        `Unexpected ${describe(node)} as ${what}, expected ${min === 1 ? 'a positive' : 'a nonnegative'} integer (${unit})`,
+      );
     }
     return node.value;
   }
@@ -51,8 +54,10 @@ export class NodeReader {
     const out: string[] = [];
     for (const item of node.items as (YamlNode | null)[]) {
       const value = this.string(item, this.offset(node, at), `an item of ${what}`, undefined, allowed ? `one of ${allowed.join(', ')}` : 'a string');
-      if (allowed && !allowed.includes(value)) throw new ConfigRefusal(this.offset(item, at), `Unexpected ${JSON.stringify(value)} in ${what}, expected one of ${allowed.join(', ')}`);
-      if (out.includes(value)) throw new ConfigRefusal(this.offset(item, at), `Unexpected duplicate ${JSON.stringify(value)} in ${what}, expected distinct values`);
+      if (allowed && !allowed.includes(value))
+        throw new ConfigRefusal(this.offset(item, at), `Unexpected ${JSON.stringify(value)} in ${what}, expected one of ${allowed.join(', ')}`);
+      if (out.includes(value))
+        throw new ConfigRefusal(this.offset(item, at), `Unexpected duplicate ${JSON.stringify(value)} in ${what}, expected distinct values`);
       out.push(value);
     }
     return out;
@@ -71,7 +76,8 @@ export class NodeReader {
     if (isSeq(node)) return (node.items as (YamlNode | null)[]).map((item) => this.json(item, this.offset(node, at), what));
     if (node === null) return null;
     if (isScalar(node)) {
-      if (typeof node.value === 'number' && !Number.isFinite(node.value)) throw new ConfigRefusal(this.offset(node, at), `Unexpected ${String(node.value)} in ${what}, expected a JSON number`);
+      if (typeof node.value === 'number' && !Number.isFinite(node.value))
+        throw new ConfigRefusal(this.offset(node, at), `Unexpected ${String(node.value)} in ${what}, expected a JSON number`);
       return node.value;
     }
     throw new ConfigRefusal(at, `Unexpected value in ${what}, expected plain data`);

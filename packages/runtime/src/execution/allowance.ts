@@ -17,12 +17,20 @@ export class Allowance {
   ) {}
 
   takeCall(what: string): void {
-    if (this.calls <= 0) throw failure('limit-calls', `Unexpected call ${what} beyond the allowance's calls limit, expected fewer calls (raise \`limits.calls\` of the connection or the runtime)`);
+    if (this.calls <= 0)
+      throw failure(
+        'limit-calls',
+        `Unexpected call ${what} beyond the allowance's calls limit, expected fewer calls (raise \`limits.calls\` of the connection or the runtime)`,
+      );
     this.calls--;
   }
 
   takeStep(what: string): void {
-    if (this.steps <= 0) throw failure('limit-steps', `Unexpected step ${what} beyond the allowance's steps limit, expected the chain or decision loop to end sooner (raise \`limits.steps\`)`);
+    if (this.steps <= 0)
+      throw failure(
+        'limit-steps',
+        `Unexpected step ${what} beyond the allowance's steps limit, expected the chain or decision loop to end sooner (raise \`limits.steps\`)`,
+      );
     this.steps--;
   }
 

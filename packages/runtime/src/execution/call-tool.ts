@@ -45,7 +45,10 @@ export function callTool(scope: Scope, key: string, input: unknown): AdmittedCal
 
   const run = async (): Promise<unknown> => {
     if (connection === undefined || resolved === undefined || resolved.kind === 'opaque') {
-      throw failure('not-offered', `Unexpected call to \`${key}\`, which \`${routine.qualified}\` does not declare in \`tools\`: only declared tools are offered (RUN-12)`);
+      throw failure(
+        'not-offered',
+        `Unexpected call to \`${key}\`, which \`${routine.qualified}\` does not declare in \`tools\`: only declared tools are offered (RUN-12)`,
+      );
     }
     scope.allowance.takeCall(`\`${key}\` from \`${routine.qualified}\``);
     await scope.semaphore.acquire();
@@ -105,7 +108,10 @@ function present(scope: Scope, call: CallState, connection: ToolConnection, when
     const value = evaluateExpression(presentation.value, data, scope.routine.pkg, `the presentation of \`${connection.key}\``);
     const keys = isPlainObject(value) ? Object.keys(value).sort() : [];
     if (keys.join() !== PRESENTATION_KEYS.join()) {
-      throw failure('invalid-presentation', `Unexpected presentation value with ${keys.length === 0 ? 'no fields' : keys.join(', ')}, expected exactly document, fallback, format and title`);
+      throw failure(
+        'invalid-presentation',
+        `Unexpected presentation value with ${keys.length === 0 ? 'no fields' : keys.join(', ')}, expected exactly document, fallback, format and title`,
+      );
     }
     scope.exec.publish(scope.call, { source: 'presentation', value });
   } catch (error) {

@@ -52,7 +52,8 @@ export async function runChain(start: ChainStart): Promise<unknown> {
     if (step === undefined) return local;
     start.allowance.takeStep(`\`next\` from \`${routine.qualified}\``);
     const resolved = resolveTarget(routine.pkg, step.target);
-    if (resolved === undefined || resolved.kind === 'opaque') throw failure('invalid-bundle', `Unexpected \`next\` target of \`${routine.qualified}\` that the bundle cannot resolve`);
+    if (resolved === undefined || resolved.kind === 'opaque')
+      throw failure('invalid-bundle', `Unexpected \`next\` target of \`${routine.qualified}\` that the bundle cannot resolve`);
     if (resolved.kind === 'external') {
       start.allowance.takeCall(`\`next\` ${resolved.name}`);
       const external = exec.admit(head, 'next', resolved.name, step.input);
@@ -94,7 +95,8 @@ async function runPosition(start: ChainStart, call: CallState, routine: RoutineR
   const refValue = schemaRefValue(routine);
   if (input !== undefined) jsonText(input, `the input of \`${routine.qualified}\``);
   if (source.input !== undefined) {
-    if (input === undefined) throw failure('invalid-input', `Missing input for \`${routine.qualified}\`, expected a JSON value (its input schema requires one)`);
+    if (input === undefined)
+      throw failure('invalid-input', `Missing input for \`${routine.qualified}\`, expected a JSON value (its input schema requires one)`);
     const check = exec.services.validator.validate(source.input, input, refValue);
     if (!check.ok) throw failure('invalid-input', `Unexpected input for \`${routine.qualified}\`: ${formatErrors(check.errors)}`);
   }
@@ -125,7 +127,10 @@ async function runPosition(start: ChainStart, call: CallState, routine: RoutineR
   }
   const text = jsonText(output, `the output of \`${routine.qualified}\``);
   if (byteLength(text) > exec.services.limits.outputBytes) {
-    throw failure('limit-output', `Unexpected output of \`${routine.qualified}\` larger than ${exec.services.limits.outputBytes} bytes, expected a smaller value`);
+    throw failure(
+      'limit-output',
+      `Unexpected output of \`${routine.qualified}\` larger than ${exec.services.limits.outputBytes} bytes, expected a smaller value`,
+    );
   }
   if (source.output !== undefined) {
     const check = exec.services.validator.validate(source.output, output, refValue);

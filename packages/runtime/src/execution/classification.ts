@@ -10,18 +10,28 @@ import type { ClassificationResponse } from '../providers/provider.js';
 export function checkQuestions(routine: string, input: unknown): string[] {
   const questions = isPlainObject(input) ? own(input, 'questions') : undefined;
   if (!isPlainObject(input) || !Object.hasOwn(input, 'state') || !isPlainObject(questions) || Object.keys(questions).length === 0) {
-    throw failure('invalid-input', `Unexpected input for classification \`${routine}\` without \`output\`, expected {state, questions} with at least one named question`);
+    throw failure(
+      'invalid-input',
+      `Unexpected input for classification \`${routine}\` without \`output\`, expected {state, questions} with at least one named question`,
+    );
   }
   return Object.keys(questions).sort();
 }
 
 /** The spec's result shape: every question answered, with the decision's usage and metadata. */
-export function questionsResult(routine: string, names: readonly string[], response: ClassificationResponse): { answers: Record<string, unknown>; usage: unknown; metadata: Record<string, unknown> } {
+export function questionsResult(
+  routine: string,
+  names: readonly string[],
+  response: ClassificationResponse,
+): { answers: Record<string, unknown>; usage: unknown; metadata: Record<string, unknown> } {
   const output = response.output;
   const answers = isPlainObject(output) && isPlainObject(output['answers']) ? output['answers'] : isPlainObject(output) ? output : undefined;
   const given = answers === undefined ? [] : Object.keys(answers).sort();
   if (answers === undefined || given.join('\n') !== names.join('\n')) {
-    throw failure('invalid-output', `Unexpected answers of \`${routine}\` for ${given.length === 0 ? 'no question' : given.join(', ')}, expected exactly one answer per question (${names.join(', ')})`);
+    throw failure(
+      'invalid-output',
+      `Unexpected answers of \`${routine}\` for ${given.length === 0 ? 'no question' : given.join(', ')}, expected exactly one answer per question (${names.join(', ')})`,
+    );
   }
   const metadata = isPlainObject(output) && isPlainObject(output['metadata']) ? output['metadata'] : {};
   return { answers, usage: response.usage ?? null, metadata };
@@ -37,5 +47,9 @@ export function checkDistribution(routine: string, schema: unknown, value: unkno
   const oneOf = isPlainObject(names) ? own<unknown[]>(names, 'oneOf') : undefined;
   const choices = Array.isArray(enumeration) ? enumeration : Array.isArray(oneOf) ? oneOf.map((b) => (isPlainObject(b) ? b['const'] : undefined)) : [];
   const missing = choices.filter((c): c is string => typeof c === 'string' && !Object.hasOwn(value, c));
-  if (missing.length > 0) throw failure('invalid-output', `Unexpected distribution from \`${routine}\` without ${missing.map((m) => JSON.stringify(m)).join(', ')}, expected every choice with its probability`);
+  if (missing.length > 0)
+    throw failure(
+      'invalid-output',
+      `Unexpected distribution from \`${routine}\` without ${missing.map((m) => JSON.stringify(m)).join(', ')}, expected every choice with its probability`,
+    );
 }

@@ -36,7 +36,11 @@ export async function runCode(scope: Scope): Promise<unknown> {
     input: scope.input,
     tools: [...declared, ...discovered],
     // A declared output port always has emit; a successor not forwarded (`next` without `output: true`) publishes nowhere.
-    context: { catalog: source.catalog === true, outcome: (source.tools ?? []).some((t) => t.options.async === true), ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: source.port?.output === true } },
+    context: {
+      catalog: source.catalog === true,
+      outcome: (source.tools ?? []).some((t) => t.options.async === true),
+      ports: { input: source.port?.input === true && exec.input !== undefined && call.id === 'c1', output: source.port?.output === true },
+    },
     clock: { epochMs: recorded?.epochMs ?? exec.epochMs },
     seed: recorded?.seed ?? 0,
     limits: { cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, timeoutMs: Math.max(1, scope.allowance.remainingMs()), outputBytes: limits.outputBytes },
@@ -58,10 +62,16 @@ export async function runCode(scope: Scope): Promise<unknown> {
     host.emit = async (value, kind, answers) => {
       const text = jsonText(value, 'an emitted value');
       const bytes = source.port?.limits.bytes;
-      if (bytes !== undefined && byteLength(text) > bytes) throw failure('port-limit', `Unexpected emitted value of ${byteLength(text)} bytes, expected at most ${bytes} (port.limits.bytes)`);
+      if (bytes !== undefined && byteLength(text) > bytes)
+        throw failure('port-limit', `Unexpected emitted value of ${byteLength(text)} bytes, expected at most ${bytes} (port.limits.bytes)`);
       if (scope.output === undefined) return;
       const answered = answers ?? exec.input?.latest;
-      exec.publish(scope.output.call, { source: 'emit', value: JSON.parse(text) as unknown, ...(kind === undefined ? {} : { kind }), ...(answered === undefined ? {} : { answers: answered }) });
+      exec.publish(scope.output.call, {
+        source: 'emit',
+        value: JSON.parse(text) as unknown,
+        ...(kind === undefined ? {} : { kind }),
+        ...(answered === undefined ? {} : { answers: answered }),
+      });
     };
   }
   const sandbox = await exec.services.sandbox();

@@ -48,7 +48,10 @@ export async function manageContext(run: ModelRun, conversation: ModelMessage[],
   while (dropped < turns.length && fixed + estimateMessages(conversation.slice(turns[dropped])) > limit) dropped++;
   if (dropped >= turns.length) {
     const needed = fixed + estimateMessages(conversation.slice(turns[turns.length - 1]));
-    throw failure('context-exceeded', `Unexpected turn of \`${scope.routine.qualified}\` needing about ${needed} tokens, expected at most the model's context_length ${limit} (the latest turn alone does not fit)`);
+    throw failure(
+      'context-exceeded',
+      `Unexpected turn of \`${scope.routine.qualified}\` needing about ${needed} tokens, expected at most the model's context_length ${limit} (the latest turn alone does not fit)`,
+    );
   }
   const end = turns[dropped]!;
   await notice(run, { reason: 'context_length', turns: dropped, tokens, context_length: limit });

@@ -99,9 +99,16 @@ function contentMessage(run: ModelRun, value: unknown): ModelMessage {
   const media = parts.filter((p) => !('text' in p) && !('data' in p));
   if (media.length > 0 && run.provider.parts !== true) {
     const kinds = [...new Set(media.map((p) => String(p['mediaType'])))].join(', ');
-    throw failure('unsupported-content', `Unexpected ${kinds} content for \`${run.scope.routine.qualified}\`, whose provider \`${run.binding.provider}\` reads only text and data parts`);
+    throw failure(
+      'unsupported-content',
+      `Unexpected ${kinds} content for \`${run.scope.routine.qualified}\`, whose provider \`${run.binding.provider}\` reads only text and data parts`,
+    );
   }
-  const text = parts.map((p) => ('text' in p ? String(p['text']) : 'data' in p ? renderValue(p['data']) : `[${String(p['mediaType'])}${p['filename'] ? ` ${String(p['filename'])}` : ''}]`)).join('\n');
+  const text = parts
+    .map((p) =>
+      'text' in p ? String(p['text']) : 'data' in p ? renderValue(p['data']) : `[${String(p['mediaType'])}${p['filename'] ? ` ${String(p['filename'])}` : ''}]`,
+    )
+    .join('\n');
   return { role: 'user', content: text, parts };
 }
 
@@ -118,7 +125,8 @@ async function routeBatch(scope: Scope, batch: PortMessage[]): Promise<{ handled
   const output = await policyCall(scope, 'route', route.routine, { messages });
   if (isPlainObject(output) && output['route'] === 'thread') {
     const missing = ['thread', 'title', 'request'].filter((k) => !Object.hasOwn(output, k));
-    if (missing.length > 0) throw failure('invalid-route', `Unexpected route output without ${missing.join(', ')}, expected {route: "thread", thread, title, request}`);
+    if (missing.length > 0)
+      throw failure('invalid-route', `Unexpected route output without ${missing.join(', ')}, expected {route: "thread", thread, title, request}`);
     scope.exec.publish(scope.call, { source: 'model', kind: 'route', value: output, answers: batch[batch.length - 1]!.id });
     if (scope.exec.services.sessions?.sessionOf(scope.exec.id) !== undefined) scope.exec.services.sessions.routed(scope.exec.id, output);
     return { handled: true };
@@ -136,13 +144,25 @@ async function configureDecision(run: ModelRun, conversation: readonly ModelMess
   const { scope } = run;
   const configure = scope.routine.source.configure!;
   const output = await policyCall(scope, 'configure', configure.routine, { messages: messagesView(conversation), settings });
-  if (!isPlainObject(output)) throw failure('invalid-configuration', `Unexpected configuration ${renderValue(output ?? null)} for \`${scope.routine.qualified}\`, expected an object of ${configure.fields.join(', ')}`);
+  if (!isPlainObject(output))
+    throw failure(
+      'invalid-configuration',
+      `Unexpected configuration ${renderValue(output ?? null)} for \`${scope.routine.qualified}\`, expected an object of ${configure.fields.join(', ')}`,
+    );
   const extra = Object.keys(output).filter((k) => !configure.fields.includes(k));
-  if (extra.length > 0) throw failure('invalid-configuration', `Unexpected configuration field ${extra.join(', ')} for \`${scope.routine.qualified}\`, expected only ${configure.fields.join(', ')} (configure.fields)`);
+  if (extra.length > 0)
+    throw failure(
+      'invalid-configuration',
+      `Unexpected configuration field ${extra.join(', ')} for \`${scope.routine.qualified}\`, expected only ${configure.fields.join(', ')} (configure.fields)`,
+    );
   const schema = run.binding.settings;
   if (schema !== undefined) {
     const check = scope.exec.services.validator.validate({ document: JSON.stringify(schema) }, { ...settings, ...output });
-    if (!check.ok) throw failure('invalid-configuration', `Unexpected configuration for \`${scope.routine.qualified}\`: ${formatErrors(check.errors)} (the model's settings schema)`);
+    if (!check.ok)
+      throw failure(
+        'invalid-configuration',
+        `Unexpected configuration for \`${scope.routine.qualified}\`: ${formatErrors(check.errors)} (the model's settings schema)`,
+      );
   }
   return output;
 }

@@ -162,7 +162,14 @@ export class Execution {
     if (call.status !== 'pending') return;
     if ('output' in result) {
       call.complete(result.output);
-      this.append({ type: 'outcome', executionId: this.id, id: call.id, status: 'completed', ...(result.output === undefined ? {} : { output: result.output }), at: this.at() });
+      this.append({
+        type: 'outcome',
+        executionId: this.id,
+        id: call.id,
+        status: 'completed',
+        ...(result.output === undefined ? {} : { output: result.output }),
+        at: this.at(),
+      });
     } else {
       const error = toCallError(result.error);
       call.fail(error);
@@ -200,7 +207,15 @@ export class Execution {
 
   publish(call: CallState, publication: Omit<Publication, 'id' | 'call'> & { status?: 'published' | 'refused'; error?: CallError; id?: string }): void {
     const id = publication.id ?? `p${++this.publicationCount}`;
-    const entry: PublicationEntry = { type: 'publication', executionId: this.id, id, call: call.id, source: publication.source, status: publication.status ?? 'published', at: this.at() };
+    const entry: PublicationEntry = {
+      type: 'publication',
+      executionId: this.id,
+      id,
+      call: call.id,
+      source: publication.source,
+      status: publication.status ?? 'published',
+      at: this.at(),
+    };
     if (publication.error) entry.error = publication.error;
     if (entry.status === 'published') {
       entry.value = publication.value;
@@ -248,7 +263,9 @@ function eventOf(entry: JournalEntry, calls: readonly CallState[]): ExecutionEve
       return { type: 'publication', publication };
     }
     case 'end':
-      return entry.status === 'completed' ? { type: 'end', status: 'completed', ...('output' in entry ? { output: entry.output } : {}) } : { type: 'end', status: 'failed', error: entry.error };
+      return entry.status === 'completed'
+        ? { type: 'end', status: 'completed', ...('output' in entry ? { output: entry.output } : {}) }
+        : { type: 'end', status: 'failed', error: entry.error };
     default:
       return undefined;
   }

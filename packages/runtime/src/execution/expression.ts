@@ -28,7 +28,10 @@ export function readPath(text: string, data: unknown, where: string): unknown {
   const result = evaluatePath(path, data);
   if (result.found) return result.value;
   const resolved = formatPath(path.segments.slice(0, result.at));
-  throw failure('missing-value', `Missing value at ${text} in ${where} (resolved up to ${resolved}), expected it present: a missing value fails the position (null is data)`);
+  throw failure(
+    'missing-value',
+    `Missing value at ${text} in ${where} (resolved up to ${resolved}), expected it present: a missing value fails the position (null is data)`,
+  );
 }
 
 /**
@@ -55,7 +58,9 @@ export function evaluateExpression(expression: ValueExpression, data: unknown, p
 /** The case of an exact string label; anything else (another string, a number, null) fails. */
 export function selectCase<T>(cases: Record<string, T>, label: unknown, path: string, where: string): T {
   if (typeof label === 'string' && isPlainObject(cases) && Object.hasOwn(cases, label)) return cases[label]!;
-  const labels = Object.keys(cases).map((l) => JSON.stringify(l)).join(', ');
+  const labels = Object.keys(cases)
+    .map((l) => JSON.stringify(l))
+    .join(', ');
   const shown = typeof label === 'string' ? JSON.stringify(label) : `${label === null ? 'null' : typeof label} ${JSON.stringify(label)}`;
   throw failure('no-matching-case', `Unexpected ${shown} at ${path} in ${where}, expected one of the labels ${labels} (there is no default case)`);
 }

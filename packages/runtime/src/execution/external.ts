@@ -28,13 +28,13 @@ export async function callExternal(exec: Execution, call: CallState, name: strin
   }
   const returned = await withinDeadline(allowance, `tool \`${name}\``, (deadline) =>
     cancellable(exec, call, deadline, async (signal) => {
-    try {
-      return await tool.invoke(input, { executionId: exec.id, callId: call.id, signal });
-    } catch (error) {
-      if (signal.aborted && signal.reason instanceof CallFailure) throw signal.reason;
-      if (error instanceof Error && 'code' in error && typeof error.code === 'string') throw failure(error.code, error.message);
-      throw failure('tool-failed', `Tool \`${name}\` failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+      try {
+        return await tool.invoke(input, { executionId: exec.id, callId: call.id, signal });
+      } catch (error) {
+        if (signal.aborted && signal.reason instanceof CallFailure) throw signal.reason;
+        if (error instanceof Error && 'code' in error && typeof error.code === 'string') throw failure(error.code, error.message);
+        throw failure('tool-failed', `Tool \`${name}\` failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }),
   );
   // A tool that returns nothing answered with no value: null, since a call's outcome is JSON.

@@ -62,7 +62,7 @@ export interface TurnOptions {
  */
 export async function runModel(scope: Scope, signal: AbortSignal): Promise<unknown> {
   const run = modelRun(scope, signal);
-  const { exec, routine } = scope;
+  const { routine } = scope;
   const { binding, provider, settings, output, parts, fixed } = run;
   const select = isPlainObject(routine.source.model?.['select']) ? routine.source.model['select'] : {};
 
@@ -71,10 +71,15 @@ export async function runModel(scope: Scope, signal: AbortSignal): Promise<unkno
     scope.allowance.takeStep(`decision of \`${routine.qualified}\``);
     const instructions = await renderTemplate(scope, parts, fixed);
     const request = { routine: routine.qualified, connection: binding, instructions, settings, ...(output === undefined ? {} : { output }) };
-    const response = await decide(scope, { instructions, input: scope.input }, estimateTokens(instructions) + estimateValue(scope.input), signal, (sequence, signal) =>
-      provider.classify
-        ? provider.classify({ ...request, sequence, input: scope.input }, signal)
-        : provider.generate({ ...request, sequence, messages: [userMessage(scope.input)], tools: [] }, signal),
+    const response = await decide(
+      scope,
+      { instructions, input: scope.input },
+      estimateTokens(instructions) + estimateValue(scope.input),
+      signal,
+      (sequence, signal) =>
+        provider.classify
+          ? provider.classify({ ...request, sequence, input: scope.input }, signal)
+          : provider.generate({ ...request, sequence, messages: [userMessage(scope.input)], tools: [] }, signal),
     );
     if (questions) return questionsResult(routine.qualified, questions, response as ClassificationResponse);
     const value = finalValue(scope, response, true).value;
@@ -136,24 +141,44 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
     });
     if ('toolCalls' in response && response.toolCalls.length > 0) {
       const calls = response.toolCalls;
-      if (response.text && scope.output) exec.publish(scope.output.call, { source: 'model', kind: 'progress', value: { parts: [{ text: response.text }] }, ...(replyTo === undefined ? {} : { answers: replyTo }) });
+      if (response.text && scope.output)
+        exec.publish(scope.output.call, {
+          source: 'model',
+          kind: 'progress',
+          value: { parts: [{ text: response.text }] },
+          ...(replyTo === undefined ? {} : { answers: replyTo }),
+        });
       conversation.push({ role: 'assistant', ...(response.text ? { content: response.text } : {}), toolCalls: calls });
       added = await runToolCalls(scope, calls, run.asyncCalls);
       conversation.push(...added);
       continue;
     }
     const final = finalValue(scope, response, declared !== undefined);
-    const check = declared === undefined ? { ok: true as const } : final.error === undefined ? exec.services.validator.validate(declared, final.value, refValue) : { ok: false as const, errors: [final.error] };
+    const check =
+      declared === undefined
+        ? { ok: true as const }
+        : final.error === undefined
+          ? exec.services.validator.validate(declared, final.value, refValue)
+          : { ok: false as const, errors: [final.error] };
     if (check.ok) {
       conversation.push({ role: 'assistant', content: typeof final.value === 'string' ? final.value : renderValue(final.value) });
       if (scope.output) {
         const value = typeof final.value === 'string' ? { parts: [{ text: final.value }] } : { parts: [{ data: final.value }] };
-        exec.publish(scope.output.call, { source: 'model', kind: 'message', value, ...(replyTo === undefined ? {} : { answers: replyTo }), ...(streamInto?.id ? { id: streamInto.id } : {}) });
+        exec.publish(scope.output.call, {
+          source: 'model',
+          kind: 'message',
+          value,
+          ...(replyTo === undefined ? {} : { answers: replyTo }),
+          ...(streamInto?.id ? { id: streamInto.id } : {}),
+        });
       }
       return final.value;
     }
     if (corrections >= CORRECTION_ROUNDS) {
-      throw failure('invalid-output', `Unexpected output of \`${routine.qualified}\` after ${CORRECTION_ROUNDS} correction round: ${formatErrors(check.errors)}`);
+      throw failure(
+        'invalid-output',
+        `Unexpected output of \`${routine.qualified}\` after ${CORRECTION_ROUNDS} correction round: ${formatErrors(check.errors)}`,
+      );
     }
     corrections++;
     const correction: ModelMessage = {
@@ -168,7 +193,13 @@ export async function answer(run: ModelRun, conversation: ModelMessage[], added:
 export type Decision = GenerationResponse | ClassificationResponse;
 
 /** One recorded decision; in a replay its recorded response stands in for the provider. */
-export async function decide(scope: Scope, input: Record<string, unknown>, inputTokens: number, signal: AbortSignal, ask: (sequence: number, signal: AbortSignal) => Promise<Decision>): Promise<Decision> {
+export async function decide(
+  scope: Scope,
+  input: Record<string, unknown>,
+  inputTokens: number,
+  signal: AbortSignal,
+  ask: (sequence: number, signal: AbortSignal) => Promise<Decision>,
+): Promise<Decision> {
   const { exec, routine } = scope;
   const call = exec.admit(scope.call, 'model', routine.qualified, input);
   try {
@@ -190,7 +221,10 @@ export async function decide(scope: Scope, input: Record<string, unknown>, input
     }
     exec.settle(call, { output: response });
     if (response.finish === 'length') {
-      throw failure('incomplete-output', `Unexpected incomplete response of \`${routine.qualified}\`: the model reached its output limit, which is a failure, never a partial success (raise \`max_output_tokens\` in a new preparation)`);
+      throw failure(
+        'incomplete-output',
+        `Unexpected incomplete response of \`${routine.qualified}\`: the model reached its output limit, which is a failure, never a partial success (raise \`max_output_tokens\` in a new preparation)`,
+      );
     }
     return response;
   } catch (error) {

@@ -29,7 +29,10 @@ export async function runSession(run: ModelRun): Promise<unknown> {
       const results = added;
       const response = await decide(scope, recorded, estimateTokens(instructions) + estimateMessages(conversation), signal, async (sequence, signal) => {
         if (!session) {
-          session = await opener.open({ routine: routine.qualified, sequence, connection: binding, instructions, settings, tools, messages: conversation }, signal);
+          session = await opener.open(
+            { routine: routine.qualified, sequence, connection: binding, instructions, settings, tools, messages: conversation },
+            signal,
+          );
         } else session.send(results);
         return session.next(signal);
       });

@@ -16,7 +16,8 @@ import { frameOf, type Scope } from './scope.js';
 export async function policyCall(scope: Scope, kind: CallKind, target: Target, input: unknown): Promise<unknown> {
   const { exec, routine } = scope;
   const resolved = resolveTarget(routine.pkg, target);
-  if (resolved === undefined || resolved.kind === 'opaque') throw failure('invalid-bundle', `Unexpected \`${kind}\` target of \`${routine.qualified}\` that the bundle cannot resolve`);
+  if (resolved === undefined || resolved.kind === 'opaque')
+    throw failure('invalid-bundle', `Unexpected \`${kind}\` target of \`${routine.qualified}\` that the bundle cannot resolve`);
   const name = resolved.kind === 'routine' ? resolved.routine.qualified : resolved.name;
   const call = exec.admit(scope.call, kind, name, input, resolved.kind === 'routine' ? { routine: resolved.routine } : {});
   try {
@@ -24,7 +25,16 @@ export async function policyCall(scope: Scope, kind: CallKind, target: Target, i
     const output =
       resolved.kind === 'external'
         ? await callExternal(exec, call, resolved.name, input, scope.allowance)
-        : await runChain({ exec, head: call, routine: resolved.routine, input, allowance: scope.allowance, optional: scope.optional, parentFrame: frameOf(scope), output: undefined });
+        : await runChain({
+            exec,
+            head: call,
+            routine: resolved.routine,
+            input,
+            allowance: scope.allowance,
+            optional: scope.optional,
+            parentFrame: frameOf(scope),
+            output: undefined,
+          });
     exec.settle(call, { output });
     return output;
   } catch (error) {

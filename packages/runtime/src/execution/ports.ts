@@ -36,13 +36,25 @@ export class InputPort {
     }
     if (this.model) checkModelContent(value);
     if (byteLength(text) > this.limits.bytes) {
-      throw new RuntimeError('port-limit', `Unexpected message of ${byteLength(text)} bytes, expected at most ${this.limits.bytes} (port.limits.bytes)`, 'RUN-14');
+      throw new RuntimeError(
+        'port-limit',
+        `Unexpected message of ${byteLength(text)} bytes, expected at most ${this.limits.bytes} (port.limits.bytes)`,
+        'RUN-14',
+      );
     }
     if (this.accepted >= this.limits.messages) {
-      throw new RuntimeError('port-limit', `Unexpected message ${this.accepted + 1}, expected at most ${this.limits.messages} (port.limits.messages)`, 'RUN-14');
+      throw new RuntimeError(
+        'port-limit',
+        `Unexpected message ${this.accepted + 1}, expected at most ${this.limits.messages} (port.limits.messages)`,
+        'RUN-14',
+      );
     }
     if (this.queue.length >= this.limits.pending) {
-      throw new RuntimeError('port-limit', `Unexpected message while ${this.queue.length} wait unconsumed, expected at most ${this.limits.pending} pending (port.limits.pending)`, 'RUN-14');
+      throw new RuntimeError(
+        'port-limit',
+        `Unexpected message while ${this.queue.length} wait unconsumed, expected at most ${this.limits.pending} pending (port.limits.pending)`,
+        'RUN-14',
+      );
     }
     const message: PortMessage = { id: `m${++this.accepted}`, value: JSON.parse(text) as unknown };
     const waiter = this.waiting.shift();
@@ -90,9 +102,14 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** RUN-14: native model content is `{parts: [...]}` with text, data, raw (canonical base64), HTTPS url or retained file parts. */
 export function checkModelContent(value: unknown): void {
   const refuse = (why: string): never => {
-    throw new RuntimeError('invalid-content', `Unexpected model content: ${why}, expected {parts: [{text} | {data, mediaType?} | {mediaType, raw} | {mediaType, url} | {mediaType, file, bytes, filename}]}`, 'RUN-14');
+    throw new RuntimeError(
+      'invalid-content',
+      `Unexpected model content: ${why}, expected {parts: [{text} | {data, mediaType?} | {mediaType, raw} | {mediaType, url} | {mediaType, file, bytes, filename}]}`,
+      'RUN-14',
+    );
   };
-  if (!isPlainObject(value) || Object.keys(value).join() !== 'parts' || !Array.isArray(value['parts']) || value['parts'].length === 0) refuse('not an object with only a nonempty `parts` list');
+  if (!isPlainObject(value) || Object.keys(value).join() !== 'parts' || !Array.isArray(value['parts']) || value['parts'].length === 0)
+    refuse('not an object with only a nonempty `parts` list');
   (value as { parts: unknown[] }).parts.forEach((part, i) => {
     if (!isPlainObject(part)) return refuse(`part ${i} is not an object`);
     for (const key of Object.keys(part)) if (!PART_KEYS.has(key)) refuse(`part ${i} has \`${key}\``);
@@ -101,7 +118,8 @@ export function checkModelContent(value: unknown): void {
     if ('data' in part) return part['mediaType'] === undefined || typeof part['mediaType'] === 'string' || refuse(`part ${i} mediaType is not a string`);
     if (typeof part['mediaType'] !== 'string') return refuse(`part ${i} has no mediaType`);
     if ('raw' in part) {
-      if (typeof part['raw'] !== 'string' || part['raw'].startsWith('data:') || !BASE64.test(part['raw'])) refuse(`part ${i} raw is not canonical base64 (never a data URL)`);
+      if (typeof part['raw'] !== 'string' || part['raw'].startsWith('data:') || !BASE64.test(part['raw']))
+        refuse(`part ${i} raw is not canonical base64 (never a data URL)`);
       return;
     }
     if ('url' in part) {

@@ -65,6 +65,11 @@ export async function runExecution(exec: Execution, request: RunRequest): Promis
   }
   exec.input?.stop();
   exec.status = 'error' in result ? 'failed' : 'completed';
-  exec.append({ type: 'end', executionId: exec.id, at: exec.at(), ...('error' in result ? { status: 'failed' as const, error: result.error } : { status: 'completed' as const, output: result.output }) });
+  exec.append({
+    type: 'end',
+    executionId: exec.id,
+    at: exec.at(),
+    ...('error' in result ? { status: 'failed' as const, error: result.error } : { status: 'completed' as const, output: result.output }),
+  });
   return exec.outcome(result);
 }

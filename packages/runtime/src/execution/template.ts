@@ -95,7 +95,10 @@ async function readGroup(scope: Scope, group: ReadGroup): Promise<unknown[]> {
 function select(text: string, path: SingularPath, data: unknown): unknown {
   const result = evaluatePath(path, data);
   if (result.found) return result.value;
-  throw failure('missing-value', `Missing template data at ${text} (resolved up to ${formatPath(path.segments.slice(0, result.at))}), expected it present: missing data refuses before inference`);
+  throw failure(
+    'missing-value',
+    `Missing template data at ${text} (resolved up to ${formatPath(path.segments.slice(0, result.at))}), expected it present: missing data refuses before inference`,
+  );
 }
 
 function rootOf(path: SingularPath): string {

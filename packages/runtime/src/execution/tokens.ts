@@ -33,6 +33,9 @@ export function estimateMessages(messages: readonly ModelMessage[]): number {
 export function withUsage<T extends { usage?: Usage }>(response: T, inputTokens: number): T {
   if (response.usage !== undefined) return response;
   const r = response as { text?: unknown; output?: unknown; toolCalls?: unknown };
-  const outputTokens = (typeof r.text === 'string' ? estimateTokens(r.text) : 0) + (r.output !== undefined ? estimateValue(r.output) : 0) + (Array.isArray(r.toolCalls) ? estimateValue(r.toolCalls) : 0);
+  const outputTokens =
+    (typeof r.text === 'string' ? estimateTokens(r.text) : 0) +
+    (r.output !== undefined ? estimateValue(r.output) : 0) +
+    (Array.isArray(r.toolCalls) ? estimateValue(r.toolCalls) : 0);
   return { ...response, usage: { inputTokens, outputTokens, estimated: true } };
 }

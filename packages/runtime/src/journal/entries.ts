@@ -40,7 +40,9 @@ export interface CallEntry {
   at: string;
 }
 
-export type OutcomeEntry = { type: 'outcome'; executionId: string; id: string; at: string } & ({ status: 'completed'; output?: unknown } | { status: 'failed'; error: CallError });
+export type OutcomeEntry = { type: 'outcome'; executionId: string; id: string; at: string } & (
+  { status: 'completed'; output?: unknown } | { status: 'failed'; error: CallError }
+);
 
 /** A value received through the execution's input port (RUN-14). */
 export interface MessageEntry {

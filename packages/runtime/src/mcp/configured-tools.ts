@@ -32,6 +32,7 @@ export async function createConfiguredTools(config: Readonly<Record<string, Tool
   const tools: Record<string, ExternalTool> = {};
   const close = async () => {
     const started = await Promise.allSettled(servers.values());
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- a server without close() gives undefined, which Promise.all takes as it is
     await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
   };
   try {
@@ -57,7 +58,11 @@ async function connect(config: McpServerConfig, variables: Readonly<Record<strin
   try {
     return await McpServer.connect(config, variables, label);
   } catch (error) {
-    throw new PreparationError('tool-unavailable', `Unexpected ${label} for tool \`${name}\` that cannot be started: ${error instanceof Error ? error.message : String(error)}`, name);
+    throw new PreparationError(
+      'tool-unavailable',
+      `Unexpected ${label} for tool \`${name}\` that cannot be started: ${error instanceof Error ? error.message : String(error)}`,
+      name,
+    );
   }
 }
 
@@ -78,10 +83,18 @@ async function moduleTool(name: string, file: string, exported: string): Promise
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new PreparationError('tool-unavailable', `Unexpected module ${file} for tool \`${name}\` that cannot be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, name);
+    throw new PreparationError(
+      'tool-unavailable',
+      `Unexpected module ${file} for tool \`${name}\` that cannot be imported: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      name,
+    );
   }
   const value = Object.hasOwn(module, exported) ? module[exported] : undefined;
   if (typeof value === 'function') return toolOf(value as (input: unknown) => unknown);
   if (isPlainObject(value) && typeof value['invoke'] === 'function') return value as unknown as ExternalTool;
-  throw new PreparationError('tool-unavailable', `Unexpected export \`${exported}\` of ${file} for tool \`${name}\`, expected a function or {invoke} (the module exports ${Object.keys(module).sort().join(', ') || 'nothing'})`, name);
+  throw new PreparationError(
+    'tool-unavailable',
+    `Unexpected export \`${exported}\` of ${file} for tool \`${name}\`, expected a function or {invoke} (the module exports ${Object.keys(module).sort().join(', ') || 'nothing'})`,
+    name,
+  );
 }

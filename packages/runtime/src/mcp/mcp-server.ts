@@ -65,7 +65,8 @@ export class McpServer {
   /** An external tool calling `name` on this server, offered with the server's exact schemas. */
   tool(name: string, external: string): ExternalTool {
     const listed = this.tools.get(name);
-    if (listed === undefined) throw new Error(`Unexpected tool \`${name}\`, which ${this.label} does not list (it lists ${[...this.tools.keys()].join(', ') || 'none'})`);
+    if (listed === undefined)
+      throw new Error(`Unexpected tool \`${name}\`, which ${this.label} does not list (it lists ${[...this.tools.keys()].join(', ') || 'none'})`);
     const tool: ExternalTool = {
       input: listed.inputSchema,
       invoke: (input, context) => this.call(name, external, input, context),

@@ -14,10 +14,17 @@ import type { RunContext } from './run-context.js';
  * server; each state is readable (its file, or its default) and the folder of each state they
  * change is writable. Every problem is named in one error; none means undefined.
  */
-export async function accessProblem(context: RunContext, steps: readonly CompiledStep[], connections = [...new Set(steps.flatMap(connectionsOf))].sort()): Promise<CallError | undefined> {
+export async function accessProblem(
+  context: RunContext,
+  steps: readonly CompiledStep[],
+  connections = [...new Set(steps.flatMap(connectionsOf))].sort(),
+): Promise<CallError | undefined> {
   const environment = await environmentProblems(context, connections);
   const states = stateProblems(context, [...new Set(steps.flatMap((s) => s.changes.filter((c) => c.root === 'state').map((c) => c.name)))]);
-  const problems = [...(environment.problems.length > 0 ? [{ code: environment.code, message: `Unexpected environment: ${environment.problems.join('; ')}` }] : []), ...states];
+  const problems = [
+    ...(environment.problems.length > 0 ? [{ code: environment.code, message: `Unexpected environment: ${environment.problems.join('; ')}` }] : []),
+    ...states,
+  ];
   if (problems.length === 0) return undefined;
   return { code: problems[0]!.code, message: problems.map((p) => p.message).join('; ') };
 }
@@ -37,7 +44,11 @@ async function environmentProblems(context: RunContext, names: readonly string[]
       problems.push(...(await toolConnectionProblems(name, configuration)));
       continue;
     }
-    const refused = context.executor?.checkAccess ? context.executor.checkAccess(name, connection, configuration) : isPlainObject(configuration) ? undefined : 'its configuration must be an object';
+    const refused = context.executor?.checkAccess
+      ? context.executor.checkAccess(name, connection, configuration)
+      : isPlainObject(configuration)
+        ? undefined
+        : 'its configuration must be an object';
     if (refused !== undefined) {
       problems.push(`connection \`${name}\`: ${refused}`);
       code = 'environment-missing';
@@ -60,7 +71,11 @@ function stateProblems(context: RunContext, changed: readonly string[]): CallErr
   for (const name of changed) {
     const file = context.method.state[name]!.file;
     const refused = unwritable(path.dirname(path.resolve(context.store.dataDir, ...file.split('/'))));
-    if (refused) problems.push({ code: 'access-denied', message: `Unexpected state \`${name}\` whose folder cannot be written (${file}: ${refused}), expected a writable folder for its replacement` });
+    if (refused)
+      problems.push({
+        code: 'access-denied',
+        message: `Unexpected state \`${name}\` whose folder cannot be written (${file}: ${refused}), expected a writable folder for its replacement`,
+      });
   }
   return problems;
 }
@@ -106,5 +121,7 @@ export function targetsOf(step: CompiledStep): string[] {
 
 /** Connections a step uses, through `in` or `changes`. */
 export function connectionsOf(step: CompiledStep): string[] {
-  return targetsOf(step).filter((t) => t.startsWith('environment.')).map((t) => t.slice('environment.'.length));
+  return targetsOf(step)
+    .filter((t) => t.startsWith('environment.'))
+    .map((t) => t.slice('environment.'.length));
 }

@@ -43,13 +43,17 @@ function mechanical(spec: Exclude<CheckSpec, { kind: 'english' }>, context: Chec
     case 'count': {
       const value = at(spec.value);
       if (!Array.isArray(value)) return { status: 'failed', reason: `\`${spec.value}\` is not a list` };
-      const bounds = [spec.min === undefined ? undefined : `at least ${spec.min}`, spec.max === undefined ? undefined : `at most ${spec.max}`].filter(Boolean).join(' and ');
+      const bounds = [spec.min === undefined ? undefined : `at least ${spec.min}`, spec.max === undefined ? undefined : `at most ${spec.max}`]
+        .filter(Boolean)
+        .join(' and ');
       const ok = (spec.min === undefined || value.length >= spec.min) && (spec.max === undefined || value.length <= spec.max);
       return { status: ok ? 'passed' : 'failed', reason: `\`${spec.value}\` has ${value.length} item${value.length === 1 ? '' : 's'}, expected ${bounds}` };
     }
     case 'present': {
       const value = at(spec.name);
-      return isPresent(value) ? { status: 'passed', reason: `\`${spec.name}\` is present` } : { status: 'failed', reason: `\`${spec.name}\` is empty (${preview(value)})` };
+      return isPresent(value)
+        ? { status: 'passed', reason: `\`${spec.name}\` is present` }
+        : { status: 'failed', reason: `\`${spec.name}\` is empty (${preview(value)})` };
     }
     case 'file':
       return fileCheck(spec.name, at(spec.name), context.dataDir);
@@ -77,7 +81,10 @@ function fileCheck(name: string, value: unknown, dataDir: string): Verdict {
   }
   const hash = sha256(bytes);
   if (hash !== value.sha256 || bytes.length !== value.size) {
-    return { status: 'failed', reason: `\`${name}\` (${value.path}) has ${bytes.length} bytes with sha256 ${hash}, recorded ${value.size} bytes with sha256 ${value.sha256}` };
+    return {
+      status: 'failed',
+      reason: `\`${name}\` (${value.path}) has ${bytes.length} bytes with sha256 ${hash}, recorded ${value.size} bytes with sha256 ${value.sha256}`,
+    };
   }
   return { status: 'passed', reason: `\`${name}\` is saved (${value.size} bytes, sha256 ${value.sha256})` };
 }

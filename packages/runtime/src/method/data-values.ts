@@ -33,7 +33,12 @@ export function typeProblem(type: DataType, value: unknown, where: string, file:
 }
 
 /** A record of exactly these fields: each required, no others. */
-export function recordProblem(fields: Record<string, DataType>, value: unknown, where: string, file: (value: unknown) => boolean = isFileValue): string | undefined {
+export function recordProblem(
+  fields: Record<string, DataType>,
+  value: unknown,
+  where: string,
+  file: (value: unknown) => boolean = isFileValue,
+): string | undefined {
   if (!isPlainObject(value)) return `${where} must be a record, not ${describe(value)}`;
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(fields, key)) return `${where} has the field \`${key}\`, which is not declared (declared: ${list(Object.keys(fields))})`;

@@ -44,9 +44,7 @@ export interface StepRequest {
   dataDir: string;
 }
 
-export type StepChange =
-  | { target: string; kind: 'state'; type: DataType; before: unknown }
-  | { target: string; kind: 'environment'; connection: string };
+export type StepChange = { target: string; kind: 'state'; type: DataType; before: unknown } | { target: string; kind: 'environment'; connection: string };
 
 /**
  * `output`: every declared output, no others (a `file` as its text or `{"base64": …}`).
@@ -94,17 +92,32 @@ export function createProviderExecutor(options: ProviderExecutorOptions = {}): M
   const binding: ModelBinding = options.binding ?? { provider: 'scripted', ...(options.script ? { script: options.script } : {}) };
   return {
     async run(request) {
-      const tools: ToolDefinition[] = request.tools.map((t) => ({ name: t.name, ...(t.description === undefined ? {} : { description: t.description }), ...(t.input === undefined ? {} : { input: t.input }) }));
+      const tools: ToolDefinition[] = request.tools.map((t) => ({
+        name: t.name,
+        ...(t.description === undefined ? {} : { description: t.description }),
+        ...(t.input === undefined ? {} : { input: t.input }),
+      }));
       const messages: ModelMessage[] = [{ role: 'user', content: canonicalJson({ inputs: request.inputs, ...(request.item ? { item: request.item } : {}) }) }];
       const signal = new AbortController().signal;
       for (let decision = 0; decision < MAX_DECISIONS; decision++) {
         const response = await provider.generate(
-          { routine: request.step, sequence: request.decide(), connection: binding, instructions: request.instructions, settings: {}, output: outputSchema(request), messages: [...messages], tools },
+          {
+            routine: request.step,
+            sequence: request.decide(),
+            connection: binding,
+            instructions: request.instructions,
+            settings: {},
+            output: outputSchema(request),
+            messages: [...messages],
+            tools,
+          },
           signal,
         );
-        if (response.finish === 'length') throw failure('incomplete-output', `Unexpected incomplete response for step \`${request.step}\`: the output limit was reached`);
+        if (response.finish === 'length')
+          throw failure('incomplete-output', `Unexpected incomplete response for step \`${request.step}\`: the output limit was reached`);
         if (!('toolCalls' in response)) return splitResult(answerOf(response, request.step), request.step);
-        if (tools.length === 0) throw failure('provider-failed', `Unexpected tool calls for step \`${request.step}\`, expected its outputs (the step uses no connection with tools)`);
+        if (tools.length === 0)
+          throw failure('provider-failed', `Unexpected tool calls for step \`${request.step}\`, expected its outputs (the step uses no connection with tools)`);
         messages.push({ role: 'assistant', ...(response.text === undefined ? {} : { content: response.text }), toolCalls: response.toolCalls });
         for (const call of response.toolCalls) {
           let content: string;
@@ -116,7 +129,10 @@ export function createProviderExecutor(options: ProviderExecutorOptions = {}): M
           messages.push({ role: 'tool', callId: call.id, name: call.name, content });
         }
       }
-      throw failure('too-many-decisions', `Unexpected ${MAX_DECISIONS} decisions for step \`${request.step}\` without its outputs, expected the agent to finish`);
+      throw failure(
+        'too-many-decisions',
+        `Unexpected ${MAX_DECISIONS} decisions for step \`${request.step}\` without its outputs, expected the agent to finish`,
+      );
     },
   };
 }
@@ -171,7 +187,14 @@ export function createRoutineExecutor(options: RoutineExecutorOptions): MethodEx
   return {
     async run(request) {
       const target = typeof options.target === 'function' ? options.target(request) : options.target;
-      const input = { step: request.step, instructions: request.instructions, inputs: request.inputs, ...(request.item ? { item: request.item } : {}), outputs: request.outputs, tools: request.tools.map((t) => t.name) };
+      const input = {
+        step: request.step,
+        instructions: request.instructions,
+        inputs: request.inputs,
+        ...(request.item ? { item: request.item } : {}),
+        outputs: request.outputs,
+        tools: request.tools.map((t) => t.name),
+      };
       const { executionId, outcome } = await currentStep.run(request, async () => {
         const started = await options.runtime.start(options.preparation, target, input);
         return { executionId: started.executionId, outcome: await options.runtime.result(started.executionId) };
@@ -184,7 +207,11 @@ export function createRoutineExecutor(options: RoutineExecutorOptions): MethodEx
 
 /** One object with output names and dotted `state.NAME`/`environment.NAME` keys (names never contain dots). */
 export function splitResult(value: unknown, step: string): StepResult {
-  if (!isPlainObject(value)) throw failure('invalid-output', `Unexpected ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value} for step \`${step}\`, expected an object of its outputs`);
+  if (!isPlainObject(value))
+    throw failure(
+      'invalid-output',
+      `Unexpected ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value} for step \`${step}\`, expected an object of its outputs`,
+    );
   const output: Record<string, unknown> = {};
   const changes: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {

@@ -157,7 +157,11 @@ export function responseOutputs(step: CompiledStep, response: unknown): Record<s
   if (names.length === 0) return {};
   if (names.length === 1) {
     const problem = typeProblem(step.out[names[0]!]!, response, `the response to \`${step.key}\` (\`${names[0]}\`)`, isFileContent);
-    if (problem) throw new MethodError('invalid-response', `Unexpected response: ${problem}${typeof response === 'string' && step.out[names[0]!]!.type !== 'text' ? ' (give JSON with --response-json)' : ''}`);
+    if (problem)
+      throw new MethodError(
+        'invalid-response',
+        `Unexpected response: ${problem}${typeof response === 'string' && step.out[names[0]!]!.type !== 'text' ? ' (give JSON with --response-json)' : ''}`,
+      );
     return { [names[0]!]: response };
   }
   const problem = recordProblem(step.out, response, `the response to \`${step.key}\``, isFileContent);
@@ -191,14 +195,18 @@ export async function checkInvocation(context: RunContext, invocation: Invocatio
       dataDir: context.store.dataDir,
     },
   });
-  const unobserved = check.status === 'passed' ? Object.values(target.changes ?? {}).find((c) => c.target.startsWith('environment.') && !hasEvidence(target, c)) : undefined;
+  const unobserved =
+    check.status === 'passed' ? Object.values(target.changes ?? {}).find((c) => c.target.startsWith('environment.') && !hasEvidence(target, c)) : undefined;
   if (unobserved) {
     // MTH-17/18: "External changes need an independent check and observed evidence."
     check.status = 'ambiguous';
     check.reason = `${check.reason ? `${check.reason}; but ` : ''}there is no observed evidence of the change to \`${unobserved.target}\` (no successful write through its tools, no evidence returned, no confirmation by a person)`;
   }
   target.check = check;
-  if (check.status === 'failed') finishInvocation(context, target, 'failed', { error: { code: 'check-failed', message: `Unexpected result: the check of step \`${step.key}\` failed${check.reason ? `: ${check.reason}` : ''}` } });
+  if (check.status === 'failed')
+    finishInvocation(context, target, 'failed', {
+      error: { code: 'check-failed', message: `Unexpected result: the check of step \`${step.key}\` failed${check.reason ? `: ${check.reason}` : ''}` },
+    });
   else finishInvocation(context, target, check.status);
 }
 
@@ -207,7 +215,8 @@ function hasEvidence(target: InvocationRecord, change: ChangeRecord): boolean {
 }
 
 function startInvocation(context: RunContext, target: InvocationRecord): void {
-  for (const key of ['recordedAt', 'endedAt', 'request', 'response', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'confirmed'] as const) delete target[key];
+  for (const key of ['recordedAt', 'endedAt', 'request', 'response', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'confirmed'] as const)
+    delete target[key];
   target.status = 'running';
   target.startedAt = context.now();
 }
@@ -219,7 +228,12 @@ function recordOutcome(context: RunContext, target: InvocationRecord): void {
   context.persist();
 }
 
-export function finishInvocation(context: RunContext, target: InvocationRecord, status: InvocationRecord['status'], extra: Partial<InvocationRecord> = {}): void {
+export function finishInvocation(
+  context: RunContext,
+  target: InvocationRecord,
+  status: InvocationRecord['status'],
+  extra: Partial<InvocationRecord> = {},
+): void {
   Object.assign(target, extra);
   target.status = status;
   target.endedAt = context.now();
@@ -256,7 +270,8 @@ function validChanges(context: RunContext, step: CompiledStep, given: Record<str
   for (const ref of step.changes) {
     const value = Object.hasOwn(given, ref.text) ? given[ref.text] : undefined;
     if (ref.root === 'state') {
-      if (value === undefined) throw failure('invalid-change', `Unexpected result of step \`${step.key}\` without \`${ref.text}\`, expected its complete replacement value`);
+      if (value === undefined)
+        throw failure('invalid-change', `Unexpected result of step \`${step.key}\` without \`${ref.text}\`, expected its complete replacement value`);
       const problem = typeProblem(context.method.state[ref.name]!, value, `the replacement of \`${ref.text}\``);
       if (problem) throw failure('invalid-change', `Unexpected change: ${problem}`);
     }
@@ -274,7 +289,8 @@ function saveFiles(context: RunContext, invocation: Invocation, outputs: Record<
       const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from((value as { base64: string }).base64, 'base64');
       return context.store.saveFile(`${folder}/${name}${extension(type.format)}`, bytes, type.format);
     }
-    if (type.type === 'record') return Object.fromEntries(Object.entries(type.fields).map(([k, t]) => [k, save(t, (value as Record<string, unknown>)[k], `${name}.${k}`)]));
+    if (type.type === 'record')
+      return Object.fromEntries(Object.entries(type.fields).map(([k, t]) => [k, save(t, (value as Record<string, unknown>)[k], `${name}.${k}`)]));
     if (type.type === 'list') return (value as unknown[]).map((v, i) => save(elementType(type), v, `${name}.${i}`));
     return value;
   };

@@ -72,7 +72,13 @@ export function createProviderJudge(options: { provider?: ModelProvider; binding
     if (scriptOnly && !(options.script && Object.hasOwn(options.script, `${request.step}.check`))) {
       return { verdict: 'ambiguous', reason: `no judge: the script has no \`${request.step}.check\` entry` };
     }
-    const evidence = { inputs: request.inputs, outputs: request.outputs, changes: request.changes, files: fileTexts(request), ...(request.item ? { item: request.item } : {}) };
+    const evidence = {
+      inputs: request.inputs,
+      outputs: request.outputs,
+      changes: request.changes,
+      files: fileTexts(request),
+      ...(request.item ? { item: request.item } : {}),
+    };
     const response = await provider.generate(
       {
         routine: `${request.step}.check`,

@@ -36,9 +36,18 @@ export function resolveReference(scope: ResolveScope, ref: Reference): Resolutio
       const producer = scope.method.outputs[ref.name]?.step;
       const record = producer === undefined ? undefined : scope.record.steps[producer];
       if (producer === undefined || !record) return { ok: false, kind: 'missing', reason: `no step produces \`${ref.name}\`` };
-      if (record.status === 'skipped') return { ok: false, kind: 'skipped', producer, reason: `step \`${producer}\` was skipped${record.reason ? ` (${record.reason})` : ''}, so \`${ref.name}\` has no value` };
+      if (record.status === 'skipped')
+        return {
+          ok: false,
+          kind: 'skipped',
+          producer,
+          reason: `step \`${producer}\` was skipped${record.reason ? ` (${record.reason})` : ''}, so \`${ref.name}\` has no value`,
+        };
       if (!record.outputs || !Object.hasOwn(record.outputs, ref.name)) {
-        const why = record.confirmed === 'done' || record.items?.some((i) => i.confirmed === 'done') ? 'was confirmed done without recorded outputs' : 'recorded no value for it';
+        const why =
+          record.confirmed === 'done' || record.items?.some((i) => i.confirmed === 'done')
+            ? 'was confirmed done without recorded outputs'
+            : 'recorded no value for it';
         return { ok: false, kind: 'missing', producer, reason: `step \`${producer}\` ${why}, so \`${ref.name}\` has no value` };
       }
       base = record.outputs[ref.name];
@@ -55,7 +64,11 @@ function walk(value: unknown, ref: Reference): Resolution {
     const shown = [ref.root === 'output' ? ref.name : `${ref.root}.${ref.name}`, ...ref.path.slice(0, i + 1)].join('.');
     if (typeof segment === 'number') {
       if (!Array.isArray(current) || segment >= current.length) {
-        return { ok: false, kind: 'missing', reason: `\`${shown}\` does not exist${Array.isArray(current) ? ` (the list has ${current.length} item${current.length === 1 ? '' : 's'})` : ''}` };
+        return {
+          ok: false,
+          kind: 'missing',
+          reason: `\`${shown}\` does not exist${Array.isArray(current) ? ` (the list has ${current.length} item${current.length === 1 ? '' : 's'})` : ''}`,
+        };
       }
       current = current[segment];
     } else {

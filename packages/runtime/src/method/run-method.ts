@@ -61,7 +61,9 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
       startedAt: now,
       updatedAt: now,
       inputs: {},
-      environment: Object.keys(options.environment ?? {}).filter((n) => Object.hasOwn(method.environment, n)).sort(),
+      environment: Object.keys(options.environment ?? {})
+        .filter((n) => Object.hasOwn(method.environment, n))
+        .sort(),
       ...(options.meta ? { meta: options.meta } : {}),
       steps: Object.fromEntries(Object.values(method.steps).map((s) => [s.key, { kind: s.kind, status: 'pending' as const, invocations: 0, judgements: 0 }])),
     };
@@ -97,8 +99,13 @@ export async function resumeMethod(runId: string, options: ResumeMethodOptions):
     const item = itemOf(step.key, rec.items, options.item, step.each !== undefined);
     const target: InvocationRecord = item === undefined ? rec : rec.items![item]!;
     if (target.status !== 'waiting') {
-      const waiting = viewOf(method, record, false).pending.filter((p) => p.kind === 'ask').map((p) => (p.item === undefined ? p.step : `${p.step} --item ${p.item}`));
-      throw new MethodError('not-waiting', `Unexpected response to step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${target.status}, expected a step waiting for a response (waiting: ${waiting.length > 0 ? waiting.join(', ') : 'none'})`);
+      const waiting = viewOf(method, record, false)
+        .pending.filter((p) => p.kind === 'ask')
+        .map((p) => (p.item === undefined ? p.step : `${p.step} --item ${p.item}`));
+      throw new MethodError(
+        'not-waiting',
+        `Unexpected response to step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${target.status}, expected a step waiting for a response (waiting: ${waiting.length > 0 ? waiting.join(', ') : 'none'})`,
+      );
     }
     await runner.answer(step, item, options.response);
   });
@@ -118,21 +125,45 @@ export async function confirmStep(runId: string, options: ConfirmStepOptions): P
     const unsettled = (inv: InvocationRecord): boolean => inv.status === 'uncertain' || isMissingOutput(inv);
     const targets = (rec.items ?? [rec]).filter((inv, i) => unsettled(inv) && (item === undefined || i === item));
     if (targets.length === 0) {
-      throw new MethodError('not-uncertain', `Unexpected confirmation of step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${rec.status}, expected an uncertain step (or one confirmed done that waits for its outputs)`);
+      throw new MethodError(
+        'not-uncertain',
+        `Unexpected confirmation of step \`${step.key}\`${item === undefined ? '' : ` item ${item}`}, which is ${rec.status}, expected an uncertain step (or one confirmed done that waits for its outputs)`,
+      );
     }
-    if (options.decision === 'redo' && options.response !== undefined) throw new MethodError('invalid-response', 'Unexpected outputs with --redo, expected them only with --done');
+    if (options.decision === 'redo' && options.response !== undefined)
+      throw new MethodError('invalid-response', 'Unexpected outputs with --redo, expected them only with --done');
     // Validated before anything changes: a wrong response leaves the run as it was.
     const outputs = options.decision === 'done' && options.response !== undefined ? responseOutputs(step, options.response) : undefined;
     for (const inv of targets) {
       if (options.decision === 'redo') {
         (rec.previous ??= []).push(structuredClone(inv));
-        for (const key of ['startedAt', 'recordedAt', 'endedAt', 'outputs', 'changes', 'calls', 'check', 'error', 'reason', 'response', 'request', 'confirmed'] as const) delete inv[key];
+        for (const key of [
+          'startedAt',
+          'recordedAt',
+          'endedAt',
+          'outputs',
+          'changes',
+          'calls',
+          'check',
+          'error',
+          'reason',
+          'response',
+          'request',
+          'confirmed',
+        ] as const)
+          delete inv[key];
         inv.status = 'pending';
         continue;
       }
       if (inv.status === 'uncertain') confirmChanges(context, inv);
       inv.confirmed = 'done';
-      const invocation = { step, record: rec, target: inv, locals: localsOf(step, rec, rec.items ? (inv as ItemRecord) : undefined), ...(rec.items ? { item: inv as ItemRecord } : {}) };
+      const invocation = {
+        step,
+        record: rec,
+        target: inv,
+        locals: localsOf(step, rec, rec.items ? (inv as ItemRecord) : undefined),
+        ...(rec.items ? { item: inv as ItemRecord } : {}),
+      };
       if (outputs !== undefined || Object.keys(step.out).length === 0) {
         recordOutputs(context, invocation, outputs ?? {});
         inv.reason = outputs === undefined ? 'a person confirmed that the change happened' : 'a person confirmed that the change happened and gave its outputs';
@@ -177,7 +208,11 @@ export function readMethodRun(runId: string, options: { dataDir: string }): { me
   return { method, record, live };
 }
 
-async function withRun(runId: string, options: MethodHostOptions, act: (context: RunContext, runner: MethodRunner) => Promise<void> | void): Promise<MethodRun> {
+async function withRun(
+  runId: string,
+  options: MethodHostOptions,
+  act: (context: RunContext, runner: MethodRunner) => Promise<void> | void,
+): Promise<MethodRun> {
   const store = new RunStore(path.resolve(options.dataDir), runId);
   if (!store.exists()) throw new MethodError('unknown-run', `Unexpected run id \`${runId}\`: no run in ${store.dir}`);
   const release = lockRun(store);
@@ -186,10 +221,14 @@ async function withRun(runId: string, options: MethodHostOptions, act: (context:
     const record = store.readRecord();
     reconcile(method, record);
     const status = runStatus(record, false);
-    if (status === 'completed' || status === 'failed') throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
+    if (status === 'completed' || status === 'failed')
+      throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
     const context = createContext(method, store, record, options);
     // Access for what is left to do; a refusal is the caller's to fix and changes nothing.
-    const problem = await accessProblem(context, Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)));
+    const problem = await accessProblem(
+      context,
+      Object.values(method.steps).filter((s) => !DONE_STATUSES.includes(record.steps[s.key]!.status)),
+    );
     if (problem) throw new MethodError(problem.code, problem.message);
     const runner = new MethodRunner(context);
     await act(context, runner);
@@ -201,17 +240,20 @@ async function withRun(runId: string, options: MethodHostOptions, act: (context:
 }
 
 function stepOf(method: CompiledMethod, key: string): CompiledMethod['steps'][string] {
-  if (!Object.hasOwn(method.steps, key)) throw new MethodError('unknown-step', `Unexpected step \`${key}\`, expected one of ${list(Object.keys(method.steps))}`);
+  if (!Object.hasOwn(method.steps, key))
+    throw new MethodError('unknown-step', `Unexpected step \`${key}\`, expected one of ${list(Object.keys(method.steps))}`);
   return method.steps[key]!;
 }
 
 function itemOf(step: string, items: readonly unknown[] | undefined, item: number | undefined, required: boolean): number | undefined {
   if (item === undefined) {
-    if (required) throw new MethodError('item-required', `Unexpected response to the \`each\` step \`${step}\` without an item, expected the item index (--item N)`);
+    if (required)
+      throw new MethodError('item-required', `Unexpected response to the \`each\` step \`${step}\` without an item, expected the item index (--item N)`);
     return undefined;
   }
   if (!items) throw new MethodError('unknown-item', `Unexpected item ${item} for step \`${step}\`, which has no items`);
-  if (!Number.isSafeInteger(item) || item < 0 || item >= items.length) throw new MethodError('unknown-item', `Unexpected item ${item} for step \`${step}\`, expected 0 to ${items.length - 1}`);
+  if (!Number.isSafeInteger(item) || item < 0 || item >= items.length)
+    throw new MethodError('unknown-item', `Unexpected item ${item} for step \`${step}\`, expected 0 to ${items.length - 1}`);
   return item;
 }
 
@@ -219,7 +261,8 @@ function itemOf(step: string, items: readonly unknown[] | undefined, item: numbe
 function prepareInputs(context: RunContext, given: Record<string, unknown> | undefined): CallError | undefined {
   const { method, record, store } = context;
   const wrong = (message: string): CallError => ({ code: 'invalid-inputs', message });
-  if (given !== undefined && !isPlainObject(given)) return wrong(`Unexpected inputs that are ${describe(given)}, expected a record of ${list(Object.keys(method.inputs))}`);
+  if (given !== undefined && !isPlainObject(given))
+    return wrong(`Unexpected inputs that are ${describe(given)}, expected a record of ${list(Object.keys(method.inputs))}`);
   for (const name of Object.keys(given ?? {})) {
     if (!Object.hasOwn(method.inputs, name)) return wrong(`Unexpected input \`${name}\`, expected ${list(Object.keys(method.inputs))}`);
   }

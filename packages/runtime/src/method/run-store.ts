@@ -60,7 +60,8 @@ export class RunStore {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new MethodError('unknown-run', `Unexpected run id \`${this.runId}\`: no ${name} in ${this.dir}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new MethodError('unknown-run', `Unexpected run id \`${this.runId}\`: no ${name} in ${this.dir}`);
       throw error;
     }
     try {

@@ -5,7 +5,7 @@ import type { RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type MethodRun, type PendingEntry, type RunRecord, type RunStatus } from './run-record.js';
 
 export const INTERRUPTED = 'the run was interrupted while this step ran and it recorded no outcome; it runs again when the run is resumed';
-const INTERRUPTED_CHECK = 'the run was interrupted while this step\'s check ran; its outcome is recorded and only the check runs again when the run is resumed';
+const INTERRUPTED_CHECK = "the run was interrupted while this step's check ran; its outcome is recorded and only the check runs again when the run is resumed";
 
 /**
  * After a crash (run.json says `running` and no live process holds the run): a started step
@@ -108,7 +108,8 @@ function resultOf(scope: ResolveScope): unknown {
 function firstProblem(method: CompiledMethod, record: RunRecord): CallError {
   for (const key of method.order) {
     const rec = record.steps[key]!;
-    if (rec.status === 'failed') return { code: rec.error?.code ?? 'step-failed', message: `Step \`${key}\` failed: ${rec.error?.message ?? 'no reason recorded'}` };
+    if (rec.status === 'failed')
+      return { code: rec.error?.code ?? 'step-failed', message: `Step \`${key}\` failed: ${rec.error?.message ?? 'no reason recorded'}` };
     if (rec.status === 'stopped') return { code: 'stopped', message: `Step \`${key}\` stopped: ${rec.reason ?? 'a value it reads is missing'}` };
   }
   return { code: 'failed', message: 'The run failed' };

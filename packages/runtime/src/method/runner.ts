@@ -60,7 +60,13 @@ export class MethodRunner {
   async answer(step: CompiledStep, item: number | undefined, response: unknown): Promise<void> {
     const rec = this.context.record.steps[step.key]!;
     const target = item === undefined ? rec : rec.items![item]!;
-    const invocation: Invocation = { step, record: rec, target, locals: localsOf(step, rec, item === undefined ? undefined : rec.items![item]), ...(item === undefined ? {} : { item: rec.items![item]! }) };
+    const invocation: Invocation = {
+      step,
+      record: rec,
+      target,
+      locals: localsOf(step, rec, item === undefined ? undefined : rec.items![item]),
+      ...(item === undefined ? {} : { item: rec.items![item]! }),
+    };
     await answerAsk(this.context, invocation, response);
     if (step.each) aggregateItems(this.context, step, rec);
     this.haltOn(rec);
@@ -85,7 +91,8 @@ export class MethodRunner {
     if (!rec.items) {
       const locals = this.gate(step, rec);
       if (!locals) return this.haltOn(rec);
-      if (!Array.isArray(locals.list)) throw failure('invalid-input', `Unexpected \`each\` of step \`${step.key}\` over ${typeof locals.list}, expected a list`);
+      if (!Array.isArray(locals.list))
+        throw failure('invalid-input', `Unexpected \`each\` of step \`${step.key}\` over ${typeof locals.list}, expected a list`);
       rec.inputs = locals.values;
       rec.items = locals.list.map((item, index) => ({ index, item, status: 'pending' as const }));
       rec.startedAt = this.context.now();

@@ -27,11 +27,15 @@ export function readState(dataDir: string, name: string, declaration: StateDecla
   } catch (error) {
     // ENOTDIR: a folder on the way is a file, so the state file does not exist either.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw failure('state-invalid', `Unexpected error reading state \`${name}\` from ${declaration.file}: ${(error as Error).message}`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      throw failure('state-invalid', `Unexpected error reading state \`${name}\` from ${declaration.file}: ${(error as Error).message}`);
   }
   if (text === undefined) {
     if (Object.hasOwn(declaration, 'default')) return { value: declaration.default, fromDefault: true };
-    throw failure('state-missing', `Unexpected missing state \`${name}\`: ${declaration.file} does not exist in the data folder and the method declares no default`);
+    throw failure(
+      'state-missing',
+      `Unexpected missing state \`${name}\`: ${declaration.file} does not exist in the data folder and the method declares no default`,
+    );
   }
   let value: unknown;
   try {
@@ -55,6 +59,7 @@ export function writeState(dataDir: string, declaration: StateDeclaration, value
 function statePath(dataDir: string, declaration: StateDeclaration): string {
   const file = path.resolve(dataDir, ...declaration.file.split('/'));
   const relative = path.relative(path.resolve(dataDir), file);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) throw failure('state-invalid', `Unexpected state file ${declaration.file} outside the data folder`);
+  if (relative.startsWith('..') || path.isAbsolute(relative))
+    throw failure('state-invalid', `Unexpected state file ${declaration.file} outside the data folder`);
   return file;
 }

@@ -67,7 +67,13 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
       }
       // The access check ran before any step: every tool here is bound.
       implementations.set(name, tool!);
-      offered.set(name, { name, connection, writes, ...(tool?.description === undefined ? {} : { description: tool.description }), ...(tool?.input === undefined ? {} : { input: tool.input }) });
+      offered.set(name, {
+        name,
+        connection,
+        writes,
+        ...(tool?.description === undefined ? {} : { description: tool.description }),
+        ...(tool?.input === undefined ? {} : { input: tool.input }),
+      });
     }
   }
   const calls = (): ToolCallRecord[] => (target.calls ??= []);
@@ -90,15 +96,28 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
       if (!tool) {
         const connection = withheld.get(name);
         const error = connection
-          ? failure('tool-refused', `Unexpected call of \`${name}\`, which writes to connection \`${connection}\`: step \`${step.key}\` does not list \`environment.${connection}\` in its changes`)
+          ? failure(
+              'tool-refused',
+              `Unexpected call of \`${name}\`, which writes to connection \`${connection}\`: step \`${step.key}\` does not list \`environment.${connection}\` in its changes`,
+            )
           : failure('unknown-tool', `Unexpected call of \`${name}\`, expected one of ${list([...offered.keys()])}`);
-        record({ tool: name, ...(connection === undefined ? {} : { connection }), write: connection !== undefined, input, status: 'refused', error: toCallError(error) });
+        record({
+          tool: name,
+          ...(connection === undefined ? {} : { connection }),
+          write: connection !== undefined,
+          input,
+          status: 'refused',
+          error: toCallError(error),
+        });
         throw error;
       }
       const base = { tool: name, connection: tool.connection, write: tool.writes, input };
       const blocked = tool.writes ? calls().find((c) => c.status === 'uncertain' && c.connection === tool.connection) : undefined;
       if (blocked) {
-        const error = failure('write-blocked', `Unexpected write \`${name}\` to connection \`${tool.connection}\` after the uncertain write \`${blocked.tool}\`: it may or may not have happened, and writes are never retried blindly`);
+        const error = failure(
+          'write-blocked',
+          `Unexpected write \`${name}\` to connection \`${tool.connection}\` after the uncertain write \`${blocked.tool}\`: it may or may not have happened, and writes are never retried blindly`,
+        );
         record({ ...base, status: 'refused', error: toCallError(error) });
         throw error;
       }
@@ -113,7 +132,11 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
       }
       const call = record({ ...base, status: 'running' });
       try {
-        const output = await implementation.invoke(input, { executionId: context.record.runId, callId: `${callPrefix}:${calls().length}`, signal: controller.signal });
+        const output = await implementation.invoke(input, {
+          executionId: context.record.runId,
+          callId: `${callPrefix}:${calls().length}`,
+          signal: controller.signal,
+        });
         if (implementation.output !== undefined) {
           const check = validator.validate({ document: JSON.stringify(implementation.output) }, output);
           if (!check.ok) throw failure('invalid-output', `Unexpected output from tool \`${name}\`: ${formatErrors(check.errors)}`);
@@ -123,7 +146,10 @@ export function stepToolbox(context: RunContext, step: CompiledStep, target: Inv
       } catch (error) {
         // A write that failed may have happened anyway (a timeout, a lost answer): uncertain.
         const recorded = toCallError(error);
-        settle(call, { status: tool.writes ? 'uncertain' : 'failed', error: recorded.code === 'internal' ? { code: 'tool-failed', message: recorded.message } : recorded });
+        settle(call, {
+          status: tool.writes ? 'uncertain' : 'failed',
+          error: recorded.code === 'internal' ? { code: 'tool-failed', message: recorded.message } : recorded,
+        });
         throw error;
       }
     },

@@ -30,7 +30,12 @@ const DEFAULT_INTERACTIONS = ['request', 'stream'];
  * variable `apiKeyEnv` names (never from the file), and the routine's settings are checked
  * against the model's settings schema.
  */
-export function bindConfigured(routine: RoutineRef, configured: ConfiguredModels, variables: Readonly<Record<string, string | undefined>>, schemas: ExternalSchemas): { key: string; binding: ModelBinding } {
+export function bindConfigured(
+  routine: RoutineRef,
+  configured: ConfiguredModels,
+  variables: Readonly<Record<string, string | undefined>>,
+  schemas: ExternalSchemas,
+): { key: string; binding: ModelBinding } {
   const key = chooseModel(routine, configured);
   const model = configured.models[key]!;
   const binding: ModelBinding = { provider: model.provider };
@@ -42,16 +47,26 @@ export function bindConfigured(routine: RoutineRef, configured: ConfiguredModels
   if (model.apiKeyEnv !== undefined) {
     const value = Object.hasOwn(variables, model.apiKeyEnv) ? variables[model.apiKeyEnv] : undefined;
     if (value === undefined || value === '') {
-      throw new PreparationError('missing-api-key', `Missing environment variable ${model.apiKeyEnv} (models.${key}.apiKeyEnv) for \`${routine.qualified}\`, expected it set to the API key of model \`${key}\``, routine.qualified);
+      throw new PreparationError(
+        'missing-api-key',
+        `Missing environment variable ${model.apiKeyEnv} (models.${key}.apiKeyEnv) for \`${routine.qualified}\`, expected it set to the API key of model \`${key}\``,
+        routine.qualified,
+      );
     }
     binding.apiKey = value;
   }
   const settings = Object.fromEntries(Object.entries(routine.source.model ?? {}).filter(([k]) => !NOT_SETTINGS.has(k)));
   if (model.settings !== undefined) {
     const problem = schemas.check(model.settings);
-    if (problem !== undefined) throw new PreparationError('invalid-preparation', `Unexpected settings schema of model \`${key}\`: ${problem}`, routine.qualified);
+    if (problem !== undefined)
+      throw new PreparationError('invalid-preparation', `Unexpected settings schema of model \`${key}\`: ${problem}`, routine.qualified);
     const check = schemas.validate(model.settings, settings);
-    if (!check.ok) throw new PreparationError('invalid-settings', `Unexpected model settings of \`${routine.qualified}\` for model \`${key}\`: ${formatErrors(check.errors)}`, routine.qualified);
+    if (!check.ok)
+      throw new PreparationError(
+        'invalid-settings',
+        `Unexpected model settings of \`${routine.qualified}\` for model \`${key}\`: ${formatErrors(check.errors)}`,
+        routine.qualified,
+      );
   }
   return { key, binding };
 }
@@ -74,7 +89,11 @@ function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string 
     if (found !== undefined) return found;
   }
   if (Object.hasOwn(bind, 'default')) return bind['default']!;
-  const wanted = isPlainObject(select) ? `select ${JSON.stringify(select)}` : typeof provider === 'string' ? `provider ${provider} with id ${String(id)}` : 'a model';
+  const wanted = isPlainObject(select)
+    ? `select ${JSON.stringify(select)}`
+    : typeof provider === 'string'
+      ? `provider ${provider} with id ${String(id)}`
+      : 'a model';
   const offered = keys.length === 0 ? 'no models are configured' : `configured: ${keys.map((k) => describeModel(k, configured.models[k]!)).join('; ')}`;
   throw new PreparationError(
     'no-model',
@@ -85,8 +104,10 @@ function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string 
 
 /** Every `select` field must be satisfied by the model's declared fields. */
 function satisfies(model: ModelConfig, select: Record<string, unknown>, routine: RoutineRef): boolean {
-  const includes = (declared: readonly string[] | undefined, wanted: unknown) => declared !== undefined && typeof wanted === 'string' && declared.includes(wanted);
-  const covers = (declared: readonly string[] | undefined, wanted: unknown) => Array.isArray(wanted) && declared !== undefined && wanted.every((w) => typeof w === 'string' && declared.includes(w));
+  const includes = (declared: readonly string[] | undefined, wanted: unknown) =>
+    declared !== undefined && typeof wanted === 'string' && declared.includes(wanted);
+  const covers = (declared: readonly string[] | undefined, wanted: unknown) =>
+    Array.isArray(wanted) && declared !== undefined && wanted.every((w) => typeof w === 'string' && declared.includes(w));
   for (const [field, wanted] of Object.entries(select)) {
     let ok: boolean;
     switch (field) {
@@ -138,7 +159,8 @@ function describeModel(key: string, model: ModelConfig): string {
   const fields = [`provider ${model.provider}`];
   if (model.model !== undefined) fields.push(`model ${model.model}`);
   fields.push(`operations ${(model.operations ?? DEFAULT_OPERATIONS).join('/')}`, `interactions ${(model.interactions ?? DEFAULT_INTERACTIONS).join('/')}`);
-  for (const field of ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'] as const) if (model[field]) fields.push(`${field} ${model[field]!.join('/')}`);
+  for (const field of ['input_modalities', 'output_modalities', 'supported_parameters', 'tool_choice'] as const)
+    if (model[field]) fields.push(`${field} ${model[field].join('/')}`);
   if (model.context_length !== undefined) fields.push(`context_length ${model.context_length}`);
   return `\`${key}\` (${fields.join(', ')})`;
 }

@@ -95,10 +95,18 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
 
   for (const [name, from] of externals) {
     if (!grants.has(name)) {
-      throw new PreparationError('not-granted', `Unexpected external tool \`${name}\` that is not granted, expected it in \`grants\` (\`${from}\` calls it)`, name);
+      throw new PreparationError(
+        'not-granted',
+        `Unexpected external tool \`${name}\` that is not granted, expected it in \`grants\` (\`${from}\` calls it)`,
+        name,
+      );
     }
     if (!ctx.tools.has(name)) {
-      throw new PreparationError('not-granted', `Unexpected external tool \`${name}\` that this runtime does not supply, expected an implementation in createRuntime({tools}) (\`${from}\` calls it)`, name);
+      throw new PreparationError(
+        'not-granted',
+        `Unexpected external tool \`${name}\` that this runtime does not supply, expected an implementation in createRuntime({tools}) (\`${from}\` calls it)`,
+        name,
+      );
     }
   }
   const readers = new Set<string>();
@@ -111,14 +119,26 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   }
   for (const reader of readers) {
     if (!grants.has(reader)) {
-      throw new PreparationError('not-granted', `Unexpected runtime reader \`${reader}\` that is not granted, expected it in \`grants\` (a runtime template of ${readerUsers(routines, reader)} reads through it)`, reader);
+      throw new PreparationError(
+        'not-granted',
+        `Unexpected runtime reader \`${reader}\` that is not granted, expected it in \`grants\` (a runtime template of ${readerUsers(routines, reader)} reads through it)`,
+        reader,
+      );
     }
     if (reader !== READERS.context && !ctx.tools.has(reader)) {
-      throw new PreparationError('not-granted', `Unexpected runtime reader \`${reader}\` that this runtime does not supply, expected an implementation in createRuntime({tools})`, reader);
+      throw new PreparationError(
+        'not-granted',
+        `Unexpected runtime reader \`${reader}\` that this runtime does not supply, expected an implementation in createRuntime({tools})`,
+        reader,
+      );
     }
   }
   if (ui && !grants.has(UI_PUBLISH)) {
-    throw new PreparationError('not-granted', `Unexpected \`presentation\` without the grant \`${UI_PUBLISH}\`, expected it in \`grants\` (TOOL-5)`, UI_PUBLISH);
+    throw new PreparationError(
+      'not-granted',
+      `Unexpected \`presentation\` without the grant \`${UI_PUBLISH}\`, expected it in \`grants\` (TOOL-5)`,
+      UI_PUBLISH,
+    );
   }
 
   const env = bindEnv(envNames, options.env ?? {});
@@ -129,13 +149,20 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
   const schemas = new ExternalSchemas();
   for (const routine of routines.values()) {
     if (routine.source.kind !== 'model') continue;
-    const configured = options.models === undefined && options.configured !== undefined ? bindConfigured(routine, options.configured, options.variables ?? {}, schemas) : undefined;
+    const configured =
+      options.models === undefined && options.configured !== undefined
+        ? bindConfigured(routine, options.configured, options.variables ?? {}, schemas)
+        : undefined;
     const binding = configured?.binding ?? bindModel(routine, options.models, ctx);
     checkProvider(routine, binding, ctx);
     checkSessionModel(routine, binding, ctx.providers.get(binding.provider), grants);
     models.set(routine.qualified, deepFreeze({ ...binding }));
     if (binding.apiKey) secrets.push(binding.apiKey);
-    headerModels[routine.qualified] = { provider: binding.provider, ...(binding.model === undefined ? {} : { model: binding.model }), ...(configured ? { configured: configured.key } : {}) };
+    headerModels[routine.qualified] = {
+      provider: binding.provider,
+      ...(binding.model === undefined ? {} : { model: binding.model }),
+      ...(configured ? { configured: configured.key } : {}),
+    };
     templates.set(routine.qualified, renderEnv(routine, env.values));
   }
 
@@ -148,10 +175,7 @@ export function prepareBundle(bundle: Bundle, options: PrepareOptions, ctx: Prep
     grants: sorted(grants),
     requirements: { tools: sorted(externals.keys()), readers: sorted(readers), env: sorted(envNames), models: sorted(models.keys()), ui },
   });
-  internals.set(
-    preparation,
-    deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }) as PreparedState,
-  );
+  internals.set(preparation, deepFreeze({ bundle, root, grants, models, templates, secrets, header: { env: env.header, models: headerModels } }));
   return preparation;
 }
 
@@ -162,7 +186,11 @@ function bindModel(routine: RoutineRef, given: PrepareOptions['models'], ctx: Pr
     const key = [routine.qualified, routine.name, 'default'].find(has);
     binding = key === undefined ? undefined : given[key];
     if (binding === undefined) {
-      throw new PreparationError('missing-model', `Unexpected model routine \`${routine.qualified}\` without a model connection, expected \`models[${JSON.stringify(routine.qualified)}]\` or \`models.default\` (explicit models must bind every model routine)`, routine.qualified);
+      throw new PreparationError(
+        'missing-model',
+        `Unexpected model routine \`${routine.qualified}\` without a model connection, expected \`models[${JSON.stringify(routine.qualified)}]\` or \`models.default\` (explicit models must bind every model routine)`,
+        routine.qualified,
+      );
     }
   }
   return binding;
@@ -170,21 +198,37 @@ function bindModel(routine: RoutineRef, given: PrepareOptions['models'], ctx: Pr
 
 function checkProvider(routine: RoutineRef, binding: ModelBinding, ctx: PrepareContext): void {
   if (!isPlainObject(binding) || typeof binding.provider !== 'string') {
-    throw new PreparationError('invalid-preparation', `Unexpected model binding for \`${routine.qualified}\`, expected {provider, model?, baseUrl?, apiKey?, script?}`, routine.qualified);
+    throw new PreparationError(
+      'invalid-preparation',
+      `Unexpected model binding for \`${routine.qualified}\`, expected {provider, model?, baseUrl?, apiKey?, script?}`,
+      routine.qualified,
+    );
   }
   if (!ctx.providers.has(binding.provider)) {
-    throw new PreparationError('unknown-provider', `Unexpected provider \`${binding.provider}\` for \`${routine.qualified}\`, expected one of ${[...ctx.providers.keys()].join(', ')}`, routine.qualified);
+    throw new PreparationError(
+      'unknown-provider',
+      `Unexpected provider \`${binding.provider}\` for \`${routine.qualified}\`, expected one of ${[...ctx.providers.keys()].join(', ')}`,
+      routine.qualified,
+    );
   }
 }
 
-function bindEnv(names: ReadonlySet<string>, given: Readonly<Record<string, EnvValue>>): { values: Map<string, string>; secrets: string[]; header: Record<string, string> } {
+function bindEnv(
+  names: ReadonlySet<string>,
+  given: Readonly<Record<string, EnvValue>>,
+): { values: Map<string, string>; secrets: string[]; header: Record<string, string> } {
   const values = new Map<string, string>();
   const secrets: string[] = [];
   const header: Record<string, string> = {};
   for (const name of [...names].sort()) {
     const entry = Object.hasOwn(given, name) ? given[name] : undefined;
     const value = typeof entry === 'string' ? entry : isPlainObject(entry) && typeof entry.value === 'string' ? entry.value : undefined;
-    if (value === undefined) throw new PreparationError('missing-env', `Missing value for \`{{ env.${name} }}\`, expected \`env.${name}\` in the preparation (placeholders are rendered now)`, `env.${name}`);
+    if (value === undefined)
+      throw new PreparationError(
+        'missing-env',
+        `Missing value for \`{{ env.${name} }}\`, expected \`env.${name}\` in the preparation (placeholders are rendered now)`,
+        `env.${name}`,
+      );
     const secret = typeof entry === 'object' && entry.secret === true;
     values.set(name, value);
     if (secret) secrets.push(value);
@@ -202,7 +246,12 @@ function renderEnv(routine: RoutineRef, env: ReadonlyMap<string, string>): Templ
     else if ('env' in segment) part = { text: env.get(segment.env)! };
     else {
       const parsed = parseSingularPath(segment.path);
-      if (!parsed.ok) throw new PreparationError('invalid-preparation', `Unexpected template path ${segment.path} in \`${routine.qualified}\`: ${parsed.error.message}`, routine.qualified);
+      if (!parsed.ok)
+        throw new PreparationError(
+          'invalid-preparation',
+          `Unexpected template path ${segment.path} in \`${routine.qualified}\`: ${parsed.error.message}`,
+          routine.qualified,
+        );
       part = { path: segment.path, parsed: parsed.path };
     }
     const last = parts[parts.length - 1];

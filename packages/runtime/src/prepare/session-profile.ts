@@ -25,7 +25,11 @@ export function checkSessionModel(routine: RoutineRef, binding: ModelBinding, pr
   }
   for (const name of SESSION_CALLS) {
     if (!grants.has(name)) {
-      throw new PreparationError('not-granted', `Unexpected session model \`${routine.qualified}\` without the grant \`${name}\`, expected it in \`grants\` (a bounded session depends on runtime.call.read and runtime.call.send; they are not offered to the model)`, name);
+      throw new PreparationError(
+        'not-granted',
+        `Unexpected session model \`${routine.qualified}\` without the grant \`${name}\`, expected it in \`grants\` (a bounded session depends on runtime.call.read and runtime.call.send; they are not offered to the model)`,
+        name,
+      );
     }
   }
   if (!provider?.session) refuse(`its provider \`${binding.provider}\` opens no model sessions, expected a provider with \`session\``);

@@ -57,7 +57,12 @@ export async function postJson(options: HttpRequestOptions): Promise<unknown> {
     let response: Response;
     let text: string;
     try {
-      response = await options.fetch(options.url, { method: 'POST', headers: options.headers, body: options.body, signal: AbortSignal.any([options.signal, timeout]) });
+      response = await options.fetch(options.url, {
+        method: 'POST',
+        headers: options.headers,
+        body: options.body,
+        signal: AbortSignal.any([options.signal, timeout]),
+      });
       text = await response.text();
     } catch (error) {
       options.signal.throwIfAborted();
@@ -83,14 +88,26 @@ export async function postJson(options: HttpRequestOptions): Promise<unknown> {
         await sleep(retryAfter ?? backoff(attempt), options.signal);
         continue;
       }
-      const waited = retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS ? ` (it asks to retry after ${Math.ceil(retryAfter / 1000)} s, more than ${MAX_RETRY_AFTER_MS / 1000} s)` : '';
-      throw new HttpModelError(`Unexpected HTTP ${status} from ${options.url} after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}${waited}: ${detail}`, status);
+      const waited =
+        retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS
+          ? ` (it asks to retry after ${Math.ceil(retryAfter / 1000)} s, more than ${MAX_RETRY_AFTER_MS / 1000} s)`
+          : '';
+      throw new HttpModelError(
+        `Unexpected HTTP ${status} from ${options.url} after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}${waited}: ${detail}`,
+        status,
+      );
     }
     if (status === 401 || status === 403) {
-      throw new HttpModelError(`Unexpected HTTP ${status} from ${options.url}: the server refused the API key (check the variable apiKeyEnv names): ${detail}`, status);
+      throw new HttpModelError(
+        `Unexpected HTTP ${status} from ${options.url}: the server refused the API key (check the variable apiKeyEnv names): ${detail}`,
+        status,
+      );
     }
     if (status === 404 || /model_not_found/.test(detail) || (status === 400 && /model/i.test(detail) && /not found|does not exist|unknown/i.test(detail))) {
-      throw new HttpModelError(`Unexpected HTTP ${status} from ${options.url}: the server does not know model \`${options.model ?? '(none)'}\` (check \`model\` in runtime.yaml): ${detail}`, status);
+      throw new HttpModelError(
+        `Unexpected HTTP ${status} from ${options.url}: the server does not know model \`${options.model ?? '(none)'}\` (check \`model\` in runtime.yaml): ${detail}`,
+        status,
+      );
     }
     throw new HttpModelError(`Unexpected HTTP ${status} from ${options.url}: ${detail}`, status);
   }
@@ -113,7 +130,8 @@ function errorDetail(text: string): string {
   try {
     const body = JSON.parse(text) as unknown;
     const error = isPlainObject(body) ? body['error'] : undefined;
-    if (isPlainObject(error) && typeof error['message'] === 'string') return `${error['message']}${typeof error['code'] === 'string' ? ` (${error['code']})` : ''}`;
+    if (isPlainObject(error) && typeof error['message'] === 'string')
+      return `${error['message']}${typeof error['code'] === 'string' ? ` (${error['code']})` : ''}`;
     if (typeof error === 'string') return error;
   } catch {
     // not JSON: shown as it is

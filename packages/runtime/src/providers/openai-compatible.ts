@@ -1,7 +1,15 @@
 import { isPlainObject } from '../json.js';
 import { postJson, type HttpRequestOptions } from './http-request.js';
 import { readCompletionStream, usageOf } from './sse.js';
-import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelMessage, ModelProvider, ToolCall } from './provider.js';
+import type {
+  ClassificationRequest,
+  ClassificationResponse,
+  GenerationRequest,
+  GenerationResponse,
+  ModelMessage,
+  ModelProvider,
+  ToolCall,
+} from './provider.js';
 
 /** Function names an OpenAI-compatible API accepts; declared names with dots are mapped onto them. */
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -28,7 +36,11 @@ export function createOpenAICompatibleProvider(options: { fetch?: typeof fetch; 
     if (request.tools.length > 0) {
       body['tools'] = request.tools.map((t) => ({
         type: 'function',
-        function: { name: names.toApi.get(t.name), ...(t.description === undefined ? {} : { description: t.description }), parameters: t.input ?? { type: 'object' } },
+        function: {
+          name: names.toApi.get(t.name),
+          ...(t.description === undefined ? {} : { description: t.description }),
+          parameters: t.input ?? { type: 'object' },
+        },
       }));
     }
     if (request.output !== undefined) body['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: request.output } };
@@ -100,7 +112,11 @@ function toApiMessage(message: ModelMessage, toApi: Map<string, string>): Record
   if (message.role === 'tool') return { role: 'tool', tool_call_id: message.callId, content: message.content };
   const out: Record<string, unknown> = { role: 'assistant', content: message.content ?? null };
   if (message.toolCalls && message.toolCalls.length > 0) {
-    out['tool_calls'] = message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: toApi.get(c.name) ?? c.name, arguments: JSON.stringify(c.input) } }));
+    out['tool_calls'] = message.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: toApi.get(c.name) ?? c.name, arguments: JSON.stringify(c.input) },
+    }));
   }
   return out;
 }
@@ -112,7 +128,6 @@ function jsonOrText(text: string): unknown {
     return text;
   }
 }
-
 
 function fromApiResponse(body: unknown, fromApi: Map<string, string>): GenerationResponse {
   const choice = isPlainObject(body) && Array.isArray(body['choices']) ? body['choices'][0] : undefined;

@@ -120,6 +120,9 @@ export interface ClassificationRequest extends RequestBase {
 }
 
 /** `finish: 'length'` means the output limit was reached: a failure, never a partial success. */
-export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & { finish?: 'stop' | 'length' | 'tool_calls'; usage?: Usage };
+export type GenerationResponse = ({ text: string } | { output: unknown } | { toolCalls: ToolCall[]; text?: string }) & {
+  finish?: 'stop' | 'length' | 'tool_calls';
+  usage?: Usage;
+};
 
 export type ClassificationResponse = { output: unknown; finish?: 'stop' | 'length'; usage?: Usage };

@@ -1,6 +1,14 @@
 import { isPlainObject } from '../json.js';
 import { SchemaValidator } from '../validate/validator.js';
-import type { ClassificationRequest, ClassificationResponse, GenerationRequest, GenerationResponse, ModelProvider, Script, ScriptResponse } from './provider.js';
+import type {
+  ClassificationRequest,
+  ClassificationResponse,
+  GenerationRequest,
+  GenerationResponse,
+  ModelProvider,
+  Script,
+  ScriptResponse,
+} from './provider.js';
 import { synthesize } from './synthesize.js';
 
 /**
@@ -85,6 +93,9 @@ function checkResponse(response: unknown, routine: string): ScriptResponse {
   const single = keys.length === 1 && (keys[0] === 'output' || (keys[0] === 'text' && typeof r.text === 'string') || (keys[0] === 'toolCalls' && calls));
   const withProse = keys.length === 2 && calls && typeof r.text === 'string';
   const ok = single || withProse;
-  if (!ok) throw new Error(`Unexpected script response ${JSON.stringify(response)} for \`${routine}\`, expected {"output": value}, {"text": "…"} or {"toolCalls": [{"name", "input"}], "text"?: "prose beside them"}`);
+  if (!ok)
+    throw new Error(
+      `Unexpected script response ${JSON.stringify(response)} for \`${routine}\`, expected {"output": value}, {"text": "…"} or {"toolCalls": [{"name", "input"}], "text"?: "prose beside them"}`,
+    );
   return response as ScriptResponse;
 }

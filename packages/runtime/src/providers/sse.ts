@@ -89,7 +89,8 @@ export async function readCompletionStream(body: ReadableStream<Uint8Array>, onT
   });
   if (failed) throw new Error(failed);
   const message: Record<string, unknown> = { role: 'assistant', content };
-  if (calls.length > 0) message['tool_calls'] = calls.map((c, i) => ({ id: c.id ?? `call-${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  if (calls.length > 0)
+    message['tool_calls'] = calls.map((c, i) => ({ id: c.id ?? `call-${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   return { choices: [{ index: 0, message, finish_reason: finish }], ...(usage === undefined ? {} : { usage }) };
 }
 

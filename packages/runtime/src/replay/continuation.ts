@@ -16,16 +16,32 @@ export interface ContinueOptions {
  * recording (never dispatched again); from that `receive` on, calls run live. A recorded call
  * without its outcome refuses the continuation (`replay-missing-outcome`) when it is reached.
  */
-export function continuationOf(entries: readonly JournalEntry[], options: ContinueOptions, bundleId: string): { header: ExecutionEntry; replayer: Replayer; messages: number } {
+export function continuationOf(
+  entries: readonly JournalEntry[],
+  options: ContinueOptions,
+  bundleId: string,
+): { header: ExecutionEntry; replayer: Replayer; messages: number } {
   const headers = entries.filter((e): e is ExecutionEntry => e.type === 'execution');
   const header = options.executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === options.executionId);
-  if (!header) throw new RuntimeError('invalid-journal', options.executionId === undefined ? 'Missing an execution entry in the journal, expected one written by the runtime' : `Missing execution ${options.executionId} in the journal`, 'RUN-14');
-  if (header.bundle !== bundleId) throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundleId}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-14');
+  if (!header)
+    throw new RuntimeError(
+      'invalid-journal',
+      options.executionId === undefined
+        ? 'Missing an execution entry in the journal, expected one written by the runtime'
+        : `Missing execution ${options.executionId} in the journal`,
+      'RUN-14',
+    );
+  if (header.bundle !== bundleId)
+    throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundleId}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-14');
   const recorded = entries.filter((e) => e.executionId === header.executionId);
   const stopped = new Set(recorded.flatMap((e) => (e.type === 'outcome' && e.status === 'completed' && e.output === null ? [e.id] : [])));
   const cutAt = recorded.findIndex((e) => e.type === 'call' && e.kind === 'receive' && stopped.has(e.id));
   if (cutAt === -1) {
-    throw new RuntimeError('not-continuable', `Unexpected continuation of ${header.executionId}, which was not stopped while waiting for input, expected an execution whose input port was stopped (runtime.stop) as it waited`, 'RUN-14');
+    throw new RuntimeError(
+      'not-continuable',
+      `Unexpected continuation of ${header.executionId}, which was not stopped while waiting for input, expected an execution whose input port was stopped (runtime.stop) as it waited`,
+      'RUN-14',
+    );
   }
   const kept = recorded.slice(0, cutAt);
   const replayer = new Replayer(kept);

@@ -55,7 +55,14 @@ interface ReplayContext {
 export async function replayExecution(bundle: Bundle, entries: readonly JournalEntry[], options: ReplayOptions, ctx: ReplayContext): Promise<ReplayReport> {
   const headers = entries.filter((e): e is ExecutionEntry => e.type === 'execution');
   const header = options.executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === options.executionId);
-  if (!header) throw new RuntimeError('invalid-journal', options.executionId === undefined ? 'Missing an execution entry in the journal, expected one written by the runtime' : `Missing execution ${options.executionId} in the journal`, 'RUN-5');
+  if (!header)
+    throw new RuntimeError(
+      'invalid-journal',
+      options.executionId === undefined
+        ? 'Missing an execution entry in the journal, expected one written by the runtime'
+        : `Missing execution ${options.executionId} in the journal`,
+      'RUN-5',
+    );
   if (header.bundle !== bundle.id) {
     throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundle.id}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-5');
   }

@@ -110,12 +110,19 @@ export class Replayer {
       // Past the end of an incomplete recording: not a divergence, there is nothing to compare with.
       const beyond = { at: entry.id, ...replayed };
       this.halted ??= { reason: 'beyond', call: beyond };
-      throw failure('incomplete-recording', `${this.cutPrefix()}; the replay stopped at call ${entry.id} ${entry.kind} \`${entry.name}\`, which the recording does not have`);
+      throw failure(
+        'incomplete-recording',
+        `${this.cutPrefix()}; the replay stopped at call ${entry.id} ${entry.kind} \`${entry.name}\`, which the recording does not have`,
+      );
     }
     if (!recorded) {
-      this.diverge({ at: entry.id, replayed, message: `Unexpected call ${entry.id} ${entry.kind} \`${entry.name}\` in the replay, expected no call at that position (the recording has none)` });
+      this.diverge({
+        at: entry.id,
+        replayed,
+        message: `Unexpected call ${entry.id} ${entry.kind} \`${entry.name}\` in the replay, expected no call at that position (the recording has none)`,
+      });
     }
-    const { call } = recorded!;
+    const { call } = recorded;
     if (call.kind !== entry.kind || call.name !== entry.name || !sameJson(call.input, entry.input)) {
       this.diverge({
         at: entry.id,
@@ -131,7 +138,10 @@ export class Replayer {
     const outcome = this.recorded.get(id)?.outcome;
     if (!outcome) {
       this.halted ??= { reason: 'missing-outcome', at: id };
-      throw failure('replay-missing-outcome', `Missing the recorded outcome of call ${id}, expected one to continue: the original call may have taken effect, so it is not dispatched again`);
+      throw failure(
+        'replay-missing-outcome',
+        `Missing the recorded outcome of call ${id}, expected one to continue: the original call may have taken effect, so it is not dispatched again`,
+      );
     }
     return outcome.status === 'completed' ? { output: outcome.output } : { error: outcome.error };
   }
@@ -144,7 +154,10 @@ export class Replayer {
     if (!recorded?.outcome) return;
     const expected = recorded.outcome.status === 'completed' ? settledAs('completed', recorded.outcome.output) : settledAs('failed', recorded.outcome.error);
     const outcome = record.outcome;
-    const actual = record.status === 'completed' ? settledAs('completed', outcome && 'output' in outcome ? outcome.output : undefined) : settledAs(record.status, outcome && 'error' in outcome ? outcome.error : undefined);
+    const actual =
+      record.status === 'completed'
+        ? settledAs('completed', outcome && 'output' in outcome ? outcome.output : undefined)
+        : settledAs(record.status, outcome && 'error' in outcome ? outcome.error : undefined);
     if (!sameJson(expected, actual)) {
       this.diverge({
         at: record.id,
@@ -183,7 +196,8 @@ export class Replayer {
     if (this.divergence) what = `the replay diverged before that, at ${this.divergence.at}`;
     else if (this.recorded.size === 0) what = `the recording has no call, and ${stop}`;
     else if (matched) what = `every recorded call up to there matched, and ${stop}`;
-    else what = `every call the replay made matched, but ${stop}, before it made the recorded ${unreached.length === 1 ? 'call' : 'calls'} ${list(unreached)} (concurrent calls may be admitted in another order)`;
+    else
+      what = `every call the replay made matched, but ${stop}, before it made the recorded ${unreached.length === 1 ? 'call' : 'calls'} ${list(unreached)} (concurrent calls may be admitted in another order)`;
     this.incomplete = {
       endsAfter: this.cut.endsAfter,
       last: lastOf(this.cut.last),

@@ -167,10 +167,13 @@ export class WorkerPool implements Sandbox {
       slot.active.set(id, active);
       // The worker enforces the wall deadline too while guest code runs; this timer covers a
       // routine that waits for a tool, a message or a promise that never comes.
-      active.timer = setTimeout(() => {
-        this.finish(active, fail('timeout', `the routine did not finish within ${invocation.limits.timeoutMs} ms`));
-        this.send(active, { t: 'cancel', id });
-      }, Math.min(invocation.limits.timeoutMs, MAX_TIMER_MS));
+      active.timer = setTimeout(
+        () => {
+          this.finish(active, fail('timeout', `the routine did not finish within ${invocation.limits.timeoutMs} ms`));
+          this.send(active, { t: 'cancel', id });
+        },
+        Math.min(invocation.limits.timeoutMs, MAX_TIMER_MS),
+      );
       this.startWatchdog();
       slot.worker.postMessage(message satisfies ToWorker);
     });
@@ -302,7 +305,8 @@ export class WorkerPool implements Sandbox {
         if (!invocation.context.catalog || host.catalog === undefined) return refuse('unavailable', 'context.catalog is not available to this routine');
         pending = Promise.resolve(host.catalog());
       } else if (op === 'outcome') {
-        if (invocation.context.outcome !== true || host.outcome === undefined || value === undefined) return refuse('unavailable', 'context.outcome is not available to this routine');
+        if (invocation.context.outcome !== true || host.outcome === undefined || value === undefined)
+          return refuse('unavailable', 'context.outcome is not available to this routine');
         pending = Promise.resolve(host.outcome(value));
       } else if (op === 'receive') {
         if (!invocation.context.ports.input || host.receive === undefined) return refuse('unavailable', 'context.receive is not available to this routine');

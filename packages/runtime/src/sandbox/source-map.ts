@@ -1,3 +1,4 @@
+import { decodedMappings, TraceMap, traceSegment } from '@jridgewell/trace-mapping';
 import type { SandboxModule } from './index.js';
 
 export interface SourceLocation {
@@ -6,58 +7,8 @@ export interface SourceLocation {
   column: number;
 }
 
-/** [generated column, source index, original line, original column], all 0-based and absolute. */
-type Segment = [number, number, number, number];
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const DIGIT = new Map<string, number>([...BASE64].map((c, i) => [c, i]));
-
-/** Decodes a v3 `mappings` string; segments without a source (1 field) are dropped. */
-export function decodeMappings(mappings: string): Segment[][] {
-  const lines: Segment[][] = [];
-  let source = 0;
-  let line = 0;
-  let column = 0;
-  for (const text of mappings.split(';')) {
-    const segments: Segment[] = [];
-    let generated = 0;
-    for (const chunk of text.split(',')) {
-      if (chunk === '') continue;
-      const fields = decodeVlq(chunk);
-      if (fields === undefined) continue;
-      generated += fields[0] ?? 0;
-      if (fields.length < 4) continue;
-      source += fields[1] ?? 0;
-      line += fields[2] ?? 0;
-      column += fields[3] ?? 0;
-      segments.push([generated, source, line, column]);
-    }
-    segments.sort((a, b) => a[0] - b[0]);
-    lines.push(segments);
-  }
-  return lines;
-}
-
-function decodeVlq(chunk: string): number[] | undefined {
-  const out: number[] = [];
-  let value = 0;
-  let shift = 0;
-  for (const c of chunk) {
-    const digit = DIGIT.get(c);
-    if (digit === undefined) return undefined;
-    value += (digit & 31) * 2 ** shift;
-    if (digit & 32) {
-      shift += 5;
-      continue;
-    }
-    out.push(value % 2 === 1 ? -Math.floor(value / 2) : value / 2);
-    value = 0;
-    shift = 0;
-  }
-  return shift === 0 ? out : undefined;
-}
-
-const decoded = new WeakMap<object, Segment[][]>();
+/** A decoded map per module map object (TraceMap decodes its VLQ mappings once). */
+const traced = new WeakMap<object, TraceMap>();
 
 /**
  * Original position of a generated 1-based line and column. The nearest segment at or
@@ -65,25 +16,22 @@ const decoded = new WeakMap<object, Segment[][]>();
  * keeps every character, so that distance is the same in both files.
  */
 export function originalPosition(map: NonNullable<SandboxModule['map']>, line: number, column: number): SourceLocation | undefined {
-  let lines = decoded.get(map);
-  if (lines === undefined) {
-    lines = decodeMappings(map.mappings);
-    decoded.set(map, lines);
+  let trace = traced.get(map);
+  if (trace === undefined) {
+    trace = new TraceMap({ version: 3, sources: map.sources, names: map.names ?? [], mappings: map.mappings });
+    traced.set(map, trace);
   }
-  const segments = lines[line - 1];
-  if (segments === undefined || segments.length === 0) return undefined;
   const target = column - 1;
-  let best: Segment | undefined;
-  for (const s of segments) {
-    if (s[0] > target) break;
-    best = s;
-  }
-  const chosen = best ?? segments[0];
-  if (chosen === undefined) return undefined;
-  const file = map.sources[chosen[1]];
+  const segments = decodedMappings(trace)[line - 1];
+  const best = traceSegment(trace, line - 1, target);
+  // Before the line's first segment: that segment, at its own column.
+  const found = best ?? segments?.find((s) => s.length >= 4);
+  if (found === undefined || found.length < 4) return undefined;
+  const [generated, source, originalLine, originalColumn] = found as readonly [number, number, number, number];
+  const file = map.sources[source];
   if (file === undefined) return undefined;
-  const offset = best === undefined ? 0 : target - chosen[0];
-  return { file, line: chosen[2] + 1, column: chosen[3] + 1 + offset };
+  const offset = best === null ? 0 : target - generated;
+  return { file, line: originalLine + 1, column: originalColumn + 1 + offset };
 }
 
 const FRAME = /^\s*at (?:(.*) \()?(.+?):(\d+):(\d+)\)?\s*$/;

@@ -29,7 +29,10 @@ let freshBytes = 1.5 * 1024 * 1024;
 const MAX_LIMIT = 2 ** 32 - 1;
 const engine: Promise<Engine> = import(data.quickjsUrl) as Promise<Engine>;
 let JSException: Engine['JSException'] | undefined;
-engine.then((e) => (JSException = e.JSException), () => undefined);
+engine.then(
+  (e) => (JSException = e.JSException),
+  () => undefined,
+);
 
 if (parentPort === null) throw new Error('the sandbox worker must run in a worker thread');
 const port = parentPort;
@@ -211,8 +214,14 @@ class Run {
     const others = this.others();
     const room = memoryBytes - others.bytes;
     if (others.count > 0 && (room < freshBytes || (this.msg.input?.length ?? 0) > room)) {
-      const needs = room < freshBytes ? `a new sandbox needs about ${freshBytes}` : `the invocation input alone is ${this.msg.input?.length ?? 0} characters long`;
-      this.finish(failure('memory', `the routine could not start: ${othersHold(others.count)} ${others.bytes} of the ${memoryBytes} bytes of memory its sandboxes share (limits.memoryBytes), and ${needs}`));
+      const needs =
+        room < freshBytes ? `a new sandbox needs about ${freshBytes}` : `the invocation input alone is ${this.msg.input?.length ?? 0} characters long`;
+      this.finish(
+        failure(
+          'memory',
+          `the routine could not start: ${othersHold(others.count)} ${others.bytes} of the ${memoryBytes} bytes of memory its sandboxes share (limits.memoryBytes), and ${needs}`,
+        ),
+      );
       return;
     }
     const { QuickJS: Engine, EvalFlags, MAX_STACK_SIZE } = await engine;
@@ -268,45 +277,54 @@ class Run {
     }
     this.vm = vm;
 
-    this.enter(() => {
-      const factory = vm.evalCode(data.runner, RUNNER_FILENAME);
-      const send = vm.newFunction('send', (...args) => this.onSend(args));
-      const config = vm.newString(
-        JSON.stringify({
-          tools: this.msg.tools,
-          catalog: this.msg.catalog,
-          outcome: this.msg.outcome,
-          ports: this.msg.ports,
-          outputBytes: this.msg.limits.outputBytes,
-          cryptoSeed: seeds.cryptoSeed,
-        }),
-      );
-      const input = this.msg.input === undefined ? vm.undefined : vm.newString(this.msg.input);
-      const api = vm.callFunction(factory, vm.undefined, send, config, input);
-      this.start_ = api.getProp('start');
-      this.dispatch = api.getProp('dispatch');
-      for (const h of [api, input, config, send, factory]) h.dispose();
-    }, (e) => failure('internal', `the sandbox could not start: ${describeHostError(e)}`));
+    this.enter(
+      () => {
+        const factory = vm.evalCode(data.runner, RUNNER_FILENAME);
+        const send = vm.newFunction('send', (...args) => this.onSend(args));
+        const config = vm.newString(
+          JSON.stringify({
+            tools: this.msg.tools,
+            catalog: this.msg.catalog,
+            outcome: this.msg.outcome,
+            ports: this.msg.ports,
+            outputBytes: this.msg.limits.outputBytes,
+            cryptoSeed: seeds.cryptoSeed,
+          }),
+        );
+        const input = this.msg.input === undefined ? vm.undefined : vm.newString(this.msg.input);
+        const api = vm.callFunction(factory, vm.undefined, send, config, input);
+        this.start_ = api.getProp('start');
+        this.dispatch = api.getProp('dispatch');
+        for (const h of [api, input, config, send, factory]) h.dispose();
+      },
+      (e) => failure('internal', `the sandbox could not start: ${describeHostError(e)}`),
+    );
 
     let namespace: JSValueHandle | undefined;
     const entrySource = this.sources.get(this.msg.entry) ?? '';
-    this.enter(() => {
-      this.linking = true;
-      try {
-        namespace = vm.evalCode(entrySource, this.msg.entry, EvalFlags.TYPE_MODULE);
-      } finally {
-        this.linking = false;
-      }
-    }, (e) => this.loadFailure(e));
+    this.enter(
+      () => {
+        this.linking = true;
+        try {
+          namespace = vm.evalCode(entrySource, this.msg.entry, EvalFlags.TYPE_MODULE);
+        } finally {
+          this.linking = false;
+        }
+      },
+      (e) => this.loadFailure(e),
+    );
 
     if (namespace === undefined || this.start_ === undefined) return;
     const ns = namespace;
     const start = this.start_;
     this.started = true;
-    this.enter(() => {
-      vm.callFunction(start, vm.undefined, ns).dispose();
-      ns.dispose();
-    }, (e) => this.escaped(e, 'the sandbox could not call the routine'));
+    this.enter(
+      () => {
+        vm.callFunction(start, vm.undefined, ns).dispose();
+        ns.dispose();
+      },
+      (e) => this.escaped(e, 'the sandbox could not call the routine'),
+    );
   }
 
   private normalize(importer: string, specifier: string): string {
@@ -375,10 +393,7 @@ class Run {
       this.sliceDeadline = Infinity;
     }
     if (this.result === undefined && this.started && this.outstanding === 0) {
-      this.result = failure(
-        'timeout',
-        'the routine is waiting for a promise that nothing can settle: no tool call, catalog, receive or emit is pending',
-      );
+      this.result = failure('timeout', 'the routine is waiting for a promise that nothing can settle: no tool call, catalog, receive or emit is pending');
     }
     if (this.result !== undefined) this.finish(this.result);
   }
@@ -512,12 +527,15 @@ class Run {
       success = false;
       text = JSON.stringify({ code: 'output-too-large', message: 'the value is larger than the memory the sandbox has left' });
     }
-    this.enter(() => {
-      const handles = [vm.newString(kind), vm.newNumber(seq), text === undefined ? vm.undefined : vm.newString(text)];
-      const [k, n, p] = handles as [JSValueHandle, JSValueHandle, JSValueHandle];
-      vm.callFunction(dispatch, vm.undefined, k, n, success ? vm.true : vm.false, p).dispose();
-      for (const h of handles) h.dispose();
-    }, (e) => this.escaped(e, 'the sandbox could not deliver a result to the routine'));
+    this.enter(
+      () => {
+        const handles = [vm.newString(kind), vm.newNumber(seq), text === undefined ? vm.undefined : vm.newString(text)];
+        const [k, n, p] = handles as [JSValueHandle, JSValueHandle, JSValueHandle];
+        vm.callFunction(dispatch, vm.undefined, k, n, success ? vm.true : vm.false, p).dispose();
+        for (const h of handles) h.dispose();
+      },
+      (e) => this.escaped(e, 'the sandbox could not deliver a result to the routine'),
+    );
   }
 
   cancel(): void {

@@ -72,7 +72,14 @@ export function createSessionStore(backing: SessionBacking): SessionStore {
         return;
       }
       const main: SessionThread = { id: 'main', title: 'Main' };
-      backing.save({ id: sessionId, thread: main, opening: { executionId, ...(target === undefined ? {} : { target }) }, threads: [main], state: {}, executions: [executionId] });
+      backing.save({
+        id: sessionId,
+        thread: main,
+        opening: { executionId, ...(target === undefined ? {} : { target }) },
+        threads: [main],
+        state: {},
+        executions: [executionId],
+      });
     },
     read(executionId) {
       const { state: _, executions: __, ...view } = sessionFor(executionId);
@@ -80,14 +87,19 @@ export function createSessionStore(backing: SessionBacking): SessionStore {
     },
     readState(executionId, key) {
       const data = sessionFor(executionId);
-      if (!Object.hasOwn(data.state, key)) throw failure('missing-value', `Missing session State key \`${key}\` in session ${data.id}, expected it written before it is read (stored null is data; a missing key refuses)`);
+      if (!Object.hasOwn(data.state, key))
+        throw failure(
+          'missing-value',
+          `Missing session State key \`${key}\` in session ${data.id}, expected it written before it is read (stored null is data; a missing key refuses)`,
+        );
       return structuredClone(data.state[key]!);
     },
     writeState(sessionId, key, value, expectedVersion) {
       const data = backing.load(sessionId);
       if (!data) throw failure('missing-value', `Missing session ${sessionId}`);
       const current = Object.hasOwn(data.state, key) ? data.state[key]!.version : 0;
-      if (expectedVersion !== undefined && expectedVersion !== current) throw failure('version-conflict', `Unexpected version ${expectedVersion} of State key \`${key}\`, expected ${current}`);
+      if (expectedVersion !== undefined && expectedVersion !== current)
+        throw failure('version-conflict', `Unexpected version ${expectedVersion} of State key \`${key}\`, expected ${current}`);
       data.state[key] = { value: structuredClone(value), version: current + 1 };
       backing.save(data);
       return current + 1;

@@ -22,7 +22,10 @@ export function addressOf(pkg: PackageView, target: Target): Address {
     const imported = pkg.imports.get(target.alias);
     if (imported) return { name: target.alias, digest: imported.view.id };
   }
-  throw failure('invalid-bundle', `Unexpected \`!ref\` to ${target.kind} \`${target.kind === 'import' ? target.alias : target.name}\`, expected a source or import of the package`);
+  throw failure(
+    'invalid-bundle',
+    `Unexpected \`!ref\` to ${target.kind} \`${target.kind === 'import' ? target.alias : target.name}\`, expected a source or import of the package`,
+  );
 }
 
 /**

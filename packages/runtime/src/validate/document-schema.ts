@@ -1,7 +1,20 @@
 import { isPlainObject } from '../json.js';
 
 /** Keywords whose value is one schema, a list of schemas, or a mapping of schemas (JSON Schema 2020-12 and older drafts). */
-const ONE = ['items', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'contains', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema'];
+const ONE = [
+  'items',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+  'contentSchema',
+];
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const PROTO = '__proto__';
@@ -37,7 +50,11 @@ export function ajvSafe(schema: unknown, depth = 0): unknown {
   const properties = out['properties'];
   if (isPlainObject(properties) && Object.hasOwn(properties, PROTO)) {
     const proto = properties[PROTO];
-    out['properties'] = Object.fromEntries(Object.keys(properties).filter((k) => k !== PROTO).map((k) => [k, properties[k]]));
+    out['properties'] = Object.fromEntries(
+      Object.keys(properties)
+        .filter((k) => k !== PROTO)
+        .map((k) => [k, properties[k]]),
+    );
     const patterns = isPlainObject(out['patternProperties']) ? { ...out['patternProperties'] } : {};
     const existing = patterns[PROTO_PATTERN];
     patterns[PROTO_PATTERN] = existing === undefined ? proto : { allOf: [existing, proto] };

@@ -45,7 +45,7 @@ export class ExternalSchemas {
       this.instances.set(draft, ajv);
     }
     // `$schema` names the dialect chosen above; an `$id` may repeat across servers.
-    const { $schema: _, $id: __, ...rest } = isPlainObject(schema) ? schema : { };
+    const { $schema: _, $id: __, ...rest } = isPlainObject(schema) ? schema : {};
     const validate = typeof schema === 'boolean' ? ajv.compile(schema as never) : ajv.compile(ajvSafe(rest) as object);
     this.compiled.set(key, validate);
     return validate;

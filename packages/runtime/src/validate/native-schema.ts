@@ -47,7 +47,10 @@ function translate(schema: unknown, at: string, depth: number, refValue: RefValu
   const allowed = KEYWORDS[type ?? 'untyped']!;
   const out: [string, unknown][] = [];
   for (const key of Object.keys(schema)) {
-    if (!allowed.has(key)) throw new NativeSchemaError(`Unexpected \`${key}\` at ${at}, expected one of ${[...allowed].join(', ')}${type === undefined ? ' (type-specific keywords need an explicit type)' : ''}`);
+    if (!allowed.has(key))
+      throw new NativeSchemaError(
+        `Unexpected \`${key}\` at ${at}, expected one of ${[...allowed].join(', ')}${type === undefined ? ' (type-specific keywords need an explicit type)' : ''}`,
+      );
     const value = schema[key];
     out.push([key, keyword(key, value, `${at}.${key}`, depth, refValue, type)]);
   }
@@ -85,17 +88,20 @@ function keyword(key: string, value: unknown, at: string, depth: number, refValu
       return values;
     }
     case 'oneOf':
-      if (!Array.isArray(value) || value.length === 0) throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a nonempty list of schemas`);
+      if (!Array.isArray(value) || value.length === 0)
+        throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a nonempty list of schemas`);
       return value.map((branch, i) => translate(branch, `${at}[${i}]`, depth + 1, refValue));
     case 'minimum':
     case 'maximum':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a number`);
-      if (type === 'integer' && !Number.isSafeInteger(value)) throw new NativeSchemaError(`Unexpected ${value} at ${at}, expected a safe integer bound for an integer`);
+      if (type === 'integer' && !Number.isSafeInteger(value))
+        throw new NativeSchemaError(`Unexpected ${value} at ${at}, expected a safe integer bound for an integer`);
       return value;
     case 'minItems':
     case 'maxItems':
     case 'maxProperties':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a nonnegative safe integer`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+        throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a nonnegative safe integer`);
       return value;
     case 'items':
     case 'propertyNames':
@@ -106,7 +112,8 @@ function keyword(key: string, value: unknown, at: string, depth: number, refValu
       if (!isPlainObject(value)) throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a mapping of property schemas`);
       return Object.fromEntries(Object.keys(value).map((name) => [name, translate(value[name], `${at}[${JSON.stringify(name)}]`, depth + 1, refValue)]));
     case 'required': {
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a list of property names`);
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+        throw new NativeSchemaError(`Unexpected ${describe(value)} at ${at}, expected a list of property names`);
       if (new Set(value).size !== value.length) throw new NativeSchemaError(`Unexpected repeated name in required at ${at}, expected distinct names`);
       return value;
     }
@@ -127,7 +134,11 @@ function withRefs(value: unknown, refValue: RefValue): unknown {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys(value[k])]),
+  );
 }
 
 function describe(value: unknown): string {

@@ -48,13 +48,13 @@ export const callCodes = {
   BP1415: {
     rule: 'TOOL-3',
     severity: 'error',
-    title: '`output: true` on a tool connection without the caller\'s `port.output: true`',
+    title: "`output: true` on a tool connection without the caller's `port.output: true`",
     example: model('tools:\n  - notes.render:\n      output: true\n'),
   },
   BP1420: {
     rule: 'TOOL-4',
     severity: 'error',
-    title: 'Unknown key in a tool connection\'s `limits`',
+    title: "Unknown key in a tool connection's `limits`",
     example: model('tools:\n  - notes.search:\n      limits:\n        retries: 3\n'),
   },
   BP1421: {
@@ -72,7 +72,7 @@ export const callCodes = {
   BP1426: {
     rule: 'TOOL-5',
     severity: 'error',
-    title: '`presentation` on a tool connection without the caller\'s `port.output: true`',
+    title: "`presentation` on a tool connection without the caller's `port.output: true`",
     example: model('tools:\n  - notes.render:\n      presentation:\n        when: completed\n        value: $.output.card\n'),
   },
   BP1427: {
@@ -140,7 +140,7 @@ export const callCodes = {
   BP1441: {
     rule: 'NEXT-3',
     severity: 'error',
-    title: '`next.output: true` without the caller\'s `port.output: true`',
+    title: "`next.output: true` without the caller's `port.output: true`",
     example: model('next:\n  to: notes.reply\n  output: true\n'),
   },
   BP1445: {

@@ -32,8 +32,18 @@ export const modelCodes = {
     title: '`model` has both `select` and `provider`/`id`',
     example: md(GENERATE + 'model:\n  select:\n    operation: generation\n  provider: acme\n  id: echo-1\n'),
   },
-  BP1303: { rule: 'MDL-1', severity: 'error', title: '`provider` without `id`, or `id` without `provider`', example: md(GENERATE + 'model:\n  provider: acme\n') },
-  BP1304: { rule: 'MDL-1', severity: 'error', title: '`provider` or `id` is not a nonempty string', example: md(GENERATE + 'model:\n  provider: acme\n  id: 7\n') },
+  BP1303: {
+    rule: 'MDL-1',
+    severity: 'error',
+    title: '`provider` without `id`, or `id` without `provider`',
+    example: md(GENERATE + 'model:\n  provider: acme\n'),
+  },
+  BP1304: {
+    rule: 'MDL-1',
+    severity: 'error',
+    title: '`provider` or `id` is not a nonempty string',
+    example: md(GENERATE + 'model:\n  provider: acme\n  id: 7\n'),
+  },
   BP1310: { rule: 'MDL-2', severity: 'error', title: '`model.select` is not a mapping', example: md(GENERATE + 'model:\n  select: generation\n') },
   BP1311: {
     rule: 'MDL-2',
@@ -41,7 +51,12 @@ export const modelCodes = {
     title: 'A key `model.select` does not accept',
     example: md(GENERATE + 'model:\n  select:\n    operation: generation\n    modality: text\n'),
   },
-  BP1320: { rule: 'MDL-3', severity: 'error', title: '`model.select.operation` is missing', example: md(GENERATE + 'model:\n  select:\n    interaction: request\n') },
+  BP1320: {
+    rule: 'MDL-3',
+    severity: 'error',
+    title: '`model.select.operation` is missing',
+    example: md(GENERATE + 'model:\n  select:\n    interaction: request\n'),
+  },
   BP1321: {
     rule: 'MDL-3',
     severity: 'error',
@@ -86,7 +101,7 @@ export const modelCodes = {
   },
   BP1351: { rule: 'MDL-6', severity: 'error', title: '`provider`/`id` names no model of the catalog', needs: NEEDS_CATALOG },
   BP1352: { rule: 'MDL-6', severity: 'error', title: 'A setting the model connection does not declare', needs: NEEDS_CATALOG },
-  BP1353: { rule: 'MDL-6', severity: 'error', title: 'A setting value outside the connection\'s allowed range or values', needs: NEEDS_CATALOG },
+  BP1353: { rule: 'MDL-6', severity: 'error', title: "A setting value outside the connection's allowed range or values", needs: NEEDS_CATALOG },
   BP1360: {
     rule: 'MDL-7',
     severity: 'error',
@@ -98,7 +113,10 @@ export const modelCodes = {
     severity: 'error',
     title: 'The audio session profile with an input other than `{audio: {call, milliseconds}}`',
     example: md(
-      'name: voice.talk\ndescription: Talks with the caller.\n' + VOICE_SELECT + PORTS + 'input:\n  type: object\n  required:\n    - audio\n  properties:\n    audio:\n      type: string\n',
+      'name: voice.talk\ndescription: Talks with the caller.\n' +
+        VOICE_SELECT +
+        PORTS +
+        'input:\n  type: object\n  required:\n    - audio\n  properties:\n    audio:\n      type: string\n',
       'Talk with the caller.',
     ),
   },
@@ -159,7 +177,8 @@ export const modelCodes = {
     severity: 'error',
     title: 'A malformed distribution',
     example: md(
-      CLASSIFY + 'output:\n  type: object\n  propertyNames:\n    enum:\n      - spam\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n',
+      CLASSIFY +
+        'output:\n  type: object\n  propertyNames:\n    enum:\n      - spam\n  additionalProperties:\n    type: number\n    minimum: 0\n    maximum: 1\n',
       'Sort the note.',
     ),
   },

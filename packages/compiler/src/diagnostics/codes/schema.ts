@@ -159,7 +159,9 @@ export const schemaCodes = {
     rule: 'SCH-7',
     severity: 'warning',
     title: 'A required name that `additionalProperties: false` forbids (no value can pass)',
-    example: model('input:\n  type: object\n  properties:\n    question:\n      type: string\n  required:\n    - question\n    - topic\n  additionalProperties: false\n'),
+    example: model(
+      'input:\n  type: object\n  properties:\n    question:\n      type: string\n  required:\n    - question\n    - topic\n  additionalProperties: false\n',
+    ),
   },
   BP1273: {
     rule: 'SCH-7',

@@ -1,13 +1,7 @@
-import type { RelatedLocation } from '../diagnostics/diagnostic.js';
+import { MAX_JSON_DEPTH } from '../bundle/canonical-json.js';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import type { YEntry, YMap, YNode, YScalar, YSeq } from '../source/yaml-tree.js';
 import { readJsonNumber, readJsonString, readWord, type Refusal } from './json-tokens.js';
-
-/**
- * Deeper documents are refused: every later consumer (canonical JSON, metadata copies)
- * walks the tree, and no manifest needs this much nesting.
- */
-export const MAX_JSON_DEPTH = 1000;
 
 interface Frame {
   node: YMap | YSeq;
@@ -21,25 +15,35 @@ interface Frame {
 
 type State = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'colon' | 'after';
 
+/** A key written twice in one object: the second is dropped, the first kept. */
+export interface DuplicateKey {
+  key: string;
+  keySpan: Span;
+  first: Span;
+}
+
+/** Offsets are into `text`; `error` is the first syntax error, after which nothing is read. */
+export interface JsonParse {
+  root: YNode | undefined;
+  error: Refusal | undefined;
+  duplicates: DuplicateKey[];
+}
+
 /**
- * Strict RFC 8259 JSON to the located tree the frontmatter uses. Iterative (an explicit
- * stack), so nesting costs heap, not call stack. Reports the first syntax error as
- * BP2001 and returns undefined; duplicate keys (BP1011, at any depth) keep the first
- * value and parsing goes on. Never throws.
+ * Strict RFC 8259 JSON (and I-JSON: no lone surrogates, no number beyond a double, at most
+ * MAX_JSON_DEPTH levels) to the located tree the frontmatter uses, for every JSON text the
+ * compiler reads: plugin.json, method documents, independent schema documents. Iterative (an
+ * explicit stack), so nesting costs heap, not call stack. Never throws. `subject` names the
+ * text in messages about its end (`the file`, `the JSON text`).
  */
-export function parseJsonWithPositions(_file: string, text: string, reporter: Reporter): YNode | undefined {
+export function parseJson(text: string, subject = 'the file'): JsonParse {
   const stack: Frame[] = [];
+  const duplicates: DuplicateKey[] = [];
   let state: State = 'value';
   let root: YNode | undefined;
   let i = 0;
 
-  const fail = (refusal: Refusal): undefined => {
-    reporter.report('BP2001', { start: refusal.offset, end: refusal.end ?? refusal.offset + 1 }, refusal.message, {
-      hint: refusal.hint,
-      related: refusal.related,
-    });
-    return undefined;
-  };
+  const fail = (error: Refusal): JsonParse => ({ root: undefined, error, duplicates });
 
   const attach = (node: YNode): void => {
     const top = stack[stack.length - 1];
@@ -55,9 +59,7 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
     top.key = undefined;
     const first = top.seen!.get(key);
     if (first) {
-      reporter.report('BP1011', keySpan, `Unexpected duplicate key \`${key}\`, expected each key once`, {
-        related: [reporter.locate(first.keySpan, `first \`${key}\` is here`)],
-      });
+      duplicates.push({ key, keySpan, first: first.keySpan });
       return;
     }
     const e: YEntry = { key, keySpan, value: node, span: { start: keySpan.start, end: node.span.end } };
@@ -76,12 +78,17 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
     while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
     const top = stack[stack.length - 1];
     if (i >= text.length) {
-      if (state === 'after' && !top) return root;
-      return fail(endOfText(text, state, top, reporter));
+      if (state === 'after' && !top) return { root, error: undefined, duplicates };
+      return fail(endOfText(text, state, top, subject));
     }
     const c = text[i]!;
     if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
-      return fail({ offset: i, end: i + 2, message: `Unexpected comment, expected ${expectedIn(state, top)}`, hint: 'JSON has no comments; remove it' });
+      return fail({
+        offset: i,
+        end: i + 2,
+        message: `Unexpected comment, expected ${expectedIn(state, top, subject)}`,
+        hint: 'JSON has no comments; remove it',
+      });
     }
     switch (state) {
       case 'value':
@@ -105,7 +112,7 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
           i++;
           break;
         }
-        const scalar = readScalar(text, i, state === 'value-or-close' ? 'a value or `]`' : 'a value');
+        const scalar = readScalar(text, i, state === 'value-or-close' ? 'a value or `]`' : 'a value', subject);
         if ('message' in scalar) return fail(scalar);
         i = scalar.span.end;
         attach(scalar);
@@ -123,8 +130,8 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
           return fail(trailingComma(top!));
         }
         const expected = state === 'key-or-close' ? 'a property name in double quotes or `}`' : 'a property name in double quotes';
-        if (c !== '"') return fail(badKey(text, i, expected));
-        const key = readJsonString(text, i);
+        if (c !== '"') return fail(badKey(text, i, expected, subject));
+        const key = readJsonString(text, i, subject);
         if ('message' in key) return fail(key);
         top!.key = { key: key.value, keySpan: { start: i, end: key.end } };
         i = key.end;
@@ -135,7 +142,7 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
         if (c !== ':') {
           return fail({
             offset: i,
-            message: `Unexpected ${describeAt(text, i)}, expected \`:\` after the property name`,
+            message: `Unexpected ${describeAt(text, i, subject)}, expected \`:\` after the property name`,
             hint: c === '=' ? 'JSON separates a property name from its value with `:`' : undefined,
           });
         }
@@ -146,7 +153,7 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
         if (!top) {
           return fail({
             offset: i,
-            message: `Unexpected ${describeAt(text, i)} after the JSON value, expected the end of the file`,
+            message: `Unexpected ${describeAt(text, i, subject)} after the JSON value, expected the end of ${subject}`,
             hint: c === '}' || c === ']' ? `remove the extra \`${c}\`` : 'a JSON file holds exactly one value',
           });
         }
@@ -161,9 +168,12 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
         } else {
           return fail({
             offset: i,
-            message: `Unexpected ${describeAt(text, i)}, expected \`,\` or \`${closer}\``,
-            hint: c === '"' || c === '{' || c === '[' || isValueStart(c) ? `a \`,\` is missing before this ${top.node.kind === 'map' ? 'property' : 'value'}` : undefined,
-            related: [reporter.locate(top.node.span, `the ${top.node.kind === 'map' ? 'object' : 'array'} opens here`)],
+            message: `Unexpected ${describeAt(text, i, subject)}, expected \`,\` or \`${closer}\``,
+            hint:
+              c === '"' || c === '{' || c === '[' || isValueStart(c)
+                ? `a \`,\` is missing before this ${top.node.kind === 'map' ? 'property' : 'value'}`
+                : undefined,
+            related: [{ span: top.node.span, message: `the ${top.node.kind === 'map' ? 'object' : 'array'} opens here` }],
           });
         }
         break;
@@ -172,7 +182,7 @@ export function parseJsonWithPositions(_file: string, text: string, reporter: Re
   }
 }
 
-function readScalar(text: string, i: number, expected: string): YScalar | Refusal {
+function readScalar(text: string, i: number, expected: string, subject: string): YScalar | Refusal {
   const c = text[i]!;
   const scalar = (end: number, value: YScalar['value'], style: YScalar['style']): YScalar => ({
     kind: 'scalar',
@@ -183,26 +193,34 @@ function readScalar(text: string, i: number, expected: string): YScalar | Refusa
     empty: false,
   });
   if (c === '"') {
-    const s = readJsonString(text, i);
+    const s = readJsonString(text, i, subject);
     return 'message' in s ? s : scalar(s.end, s.value, 'double');
   }
   if (c === '-' || (c >= '0' && c <= '9')) {
     const n = readJsonNumber(text, i);
     return 'message' in n ? n : scalar(n.end, n.value, 'plain');
   }
-  for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+  for (const [word, value] of [
+    ['true', true],
+    ['false', false],
+    ['null', null],
+  ] as const) {
     if (text.startsWith(word, i) && !/[A-Za-z0-9_$]/.test(text[i + word.length] ?? '')) return scalar(i + word.length, value, 'plain');
   }
-  return badValue(text, i, expected);
+  return badValue(text, i, expected, subject);
 }
 
-function badValue(text: string, i: number, expected: string): Refusal {
+function badValue(text: string, i: number, expected: string, subject: string): Refusal {
   const c = text[i]!;
   if (c === "'") {
     return { offset: i, message: `Unexpected \`'\`, expected ${expected}`, hint: 'JSON strings are written in double quotes: `"…"`' };
   }
   if (c === '+' || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
-    return { offset: i, message: `Unexpected \`${c}\` before a number, expected ${expected}`, hint: c === '+' ? 'JSON numbers have no leading `+`' : 'write a `0` before the decimal point' };
+    return {
+      offset: i,
+      message: `Unexpected \`${c}\` before a number, expected ${expected}`,
+      hint: c === '+' ? 'JSON numbers have no leading `+`' : 'write a `0` before the decimal point',
+    };
   }
   const word = readWord(text, i);
   if (word !== '') {
@@ -217,17 +235,17 @@ function badValue(text: string, i: number, expected: string): Refusal {
             : `quote it to make it a string: \`"${word}"\``;
     return { offset: i, end: i + word.length, message: `Unexpected \`${word}\`, expected ${expected}`, hint };
   }
-  return { offset: i, message: `Unexpected ${describeAt(text, i)}, expected ${expected}` };
+  return { offset: i, message: `Unexpected ${describeAt(text, i, subject)}, expected ${expected}` };
 }
 
-function badKey(text: string, i: number, expected: string): Refusal {
+function badKey(text: string, i: number, expected: string, subject: string): Refusal {
   const c = text[i]!;
   if (c === "'") return { offset: i, message: `Unexpected \`'\`, expected ${expected}`, hint: 'JSON property names are written in double quotes' };
   const word = readWord(text, i);
   if (word !== '') {
     return { offset: i, end: i + word.length, message: `Unexpected unquoted property name \`${word}\`, expected ${expected}`, hint: `write \`"${word}"\`` };
   }
-  return { offset: i, message: `Unexpected ${describeAt(text, i)}, expected ${expected}` };
+  return { offset: i, message: `Unexpected ${describeAt(text, i, subject)}, expected ${expected}` };
 }
 
 function trailingComma(frame: Frame): Refusal {
@@ -239,21 +257,21 @@ function trailingComma(frame: Frame): Refusal {
   };
 }
 
-function endOfText(text: string, state: State, top: Frame | undefined, reporter: Reporter): Refusal {
+function endOfText(text: string, state: State, top: Frame | undefined, subject: string): Refusal {
   if (!top && state === 'value') {
     return {
       offset: text.length,
       end: text.length,
-      message: 'Unexpected end of the file, expected a JSON value',
-      hint: text.trim() === '' ? 'the file is empty' : undefined,
+      message: `Unexpected end of ${subject}, expected a JSON value`,
+      hint: text.trim() === '' ? `${subject} is empty` : undefined,
     };
   }
-  const expected = expectedIn(state, top);
-  const related: RelatedLocation[] | undefined = top ? [reporter.locate(top.node.span, `the ${top.node.kind === 'map' ? 'object' : 'array'} opens here and is not closed`)] : undefined;
-  return { offset: text.length, end: text.length, message: `Unexpected end of the file, expected ${expected}`, related };
+  const expected = expectedIn(state, top, subject);
+  const related = top ? [{ span: top.node.span, message: `the ${top.node.kind === 'map' ? 'object' : 'array'} opens here and is not closed` }] : undefined;
+  return { offset: text.length, end: text.length, message: `Unexpected end of ${subject}, expected ${expected}`, related };
 }
 
-function expectedIn(state: State, top: Frame | undefined): string {
+function expectedIn(state: State, top: Frame | undefined, subject: string): string {
   switch (state) {
     case 'value':
       return 'a value';
@@ -266,7 +284,7 @@ function expectedIn(state: State, top: Frame | undefined): string {
     case 'colon':
       return '`:`';
     case 'after':
-      return top ? `\`,\` or \`${top.node.kind === 'map' ? '}' : ']'}\`` : 'the end of the file';
+      return top ? `\`,\` or \`${top.node.kind === 'map' ? '}' : ']'}\`` : `the end of ${subject}`;
   }
 }
 
@@ -278,11 +296,31 @@ function isValueStart(c: string): boolean {
   return c === '-' || (c >= '0' && c <= '9') || c === 't' || c === 'f' || c === 'n';
 }
 
-export function describeAt(text: string, offset: number): string {
-  if (offset >= text.length) return 'end of the file';
+export function describeAt(text: string, offset: number, subject = 'the file'): string {
+  if (offset >= text.length) return `end of ${subject}`;
   const c = text.codePointAt(offset)!;
   if (c === 0x0a) return 'a line break';
   if (c < 0x20 || c === 0x7f || c === 0xfeff || c === 0xa0 || (c >= 0x2000 && c <= 0x200b)) return `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
   const ch = String.fromCodePoint(c);
   return ch === '`' ? 'a backtick' : `\`${ch}\``;
+}
+
+/**
+ * parseJson for a file of its own: the first syntax error is BP2001, each duplicate key
+ * BP1011 (SRC-2). Returns undefined after a syntax error.
+ */
+export function parseJsonWithPositions(text: string, reporter: Reporter): YNode | undefined {
+  const parsed = parseJson(text);
+  for (const d of parsed.duplicates) {
+    reporter.report('BP1011', d.keySpan, `Unexpected duplicate key \`${d.key}\`, expected each key once`, {
+      related: [reporter.locate(d.first, `first \`${d.key}\` is here`)],
+    });
+  }
+  const error = parsed.error;
+  if (error === undefined) return parsed.root;
+  reporter.report('BP2001', { start: error.offset, end: error.end ?? error.offset + 1 }, error.message, {
+    hint: error.hint,
+    related: error.related?.map((r) => reporter.locate(r.span, r.message)),
+  });
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import type { TemplateSegment } from '../reference/resolve-package.js';
+import type { TemplateSegment } from '../../reference/resolve-package.js';
 
 /**
  * Turns decoded template segments back into body source text, escaping markers, so an

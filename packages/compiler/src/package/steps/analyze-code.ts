@@ -1,12 +1,20 @@
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import { accountCodeSize, analyzeCodeRoutine, sizeExcessMessage, type CapturedModule, type CodeContext, type CodeRoutineResult, type SizeAccount } from '../code/index.js';
-import type { ManifestInfo } from '../manifest/index.js';
-import type { RoutineSource } from '../routine/check-routine.js';
-import { entry } from '../source/yaml-tree.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import {
+  accountCodeSize,
+  analyzeCodeRoutine,
+  sizeExcessMessage,
+  type CapturedModule,
+  type CodeContext,
+  type CodeRoutineResult,
+  type SizeAccount,
+} from '../../code/index.js';
+import type { ManifestInfo } from '../../manifest/index.js';
+import type { RoutineSource } from '../../routine/check-routine.js';
+import { entry } from '../../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
-import { Sweeper } from './sweeper.js';
-import { RecordingHost, sameAnswers } from './recorded-host.js';
+import { Sweeper } from '../cache/sweeper.js';
+import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
 
 /**
  * Each code routine's analysis, reused while the routine's source result is the same object
@@ -14,7 +22,7 @@ import { RecordingHost, sameAnswers } from './recorded-host.js';
  * elsewhere does not parse the body again, and an edited module re-analyzes only its importers.
  */
 export class RoutineCodeCache {
-  #entries = new Map<string, { routine: RoutineSource; key: string; log: RecordingHost['log']; result: CodeRoutineResult }>();
+  #entries = new Map<string, { routine: RoutineSource; key: string; log: Answer[]; result: CodeRoutineResult }>();
   readonly #live = new Sweeper();
   analyzed = 0;
   reused = 0;
@@ -28,7 +36,7 @@ export class RoutineCodeCache {
       return known.result;
     }
     this.analyzed++;
-    const recording = new RecordingHost(ctx.host);
+    const recording = new AnswerRecorder(ctx.host);
     const result = analyzeCodeRoutine(input, { ...ctx, host: recording });
     this.#entries.set(routine.file, { routine, key, log: recording.log, result });
     return result;
@@ -87,7 +95,9 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
     const at = entry(manifest.tree, 'extensions')?.keySpan ?? { start: 0, end: 1 };
     r.report('BP3050', at, sizeExcessMessage(account), {
       hint: 'move large data into resources, or split the package',
-      related: account.entries.slice(0, 5).map((e) => ({ file: `${manifest.dir}/${e.path}`, line: 1, column: 1, message: `${e.size.toLocaleString('en-US')} bytes` })),
+      related: account.entries
+        .slice(0, 5)
+        .map((e) => ({ file: `${manifest.dir}/${e.path}`, line: 1, column: 1, message: `${e.size.toLocaleString('en-US')} bytes` })),
     });
     diagnostics.push(...r.diagnostics);
   }

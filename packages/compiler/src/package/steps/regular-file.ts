@@ -1,13 +1,11 @@
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { LineIndex } from '../diagnostics/line-index.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import type { CompilerHost } from '../host.js';
-import { MAX_TEXT_BYTES, tooLargeMessage } from '../source/normalize-text.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { LineIndex } from '../../diagnostics/line-index.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import type { CompilerHost } from '../../host.js';
+import { MAX_TEXT_BYTES, tooLargeMessage } from '../../source/normalize-text.js';
 
 export type FileCheck =
-  | { status: 'file'; size: number }
-  | { status: 'missing' }
-  | { status: 'refused'; kind: 'directory' | 'special' | 'too-large'; size: number };
+  { status: 'file'; size: number } | { status: 'missing' } | { status: 'refused'; kind: 'directory' | 'special' | 'too-large'; size: number };
 
 /**
  * Whether a file named by plugin.json may be read, decided from the host's `stat` (which
@@ -49,6 +47,9 @@ export function refuseManifestFile(host: CompilerHost, file: string): Diagnostic
   if (check.status !== 'refused' || check.kind === 'directory') return undefined;
   const r = new Reporter(file, new LineIndex(''));
   if (check.kind === 'too-large') r.report('BP2002', { start: 0, end: 0 }, tooLargeMessage(check.size), { hint: 'plugin.json is a small JSON file' });
-  else r.report('BP9001', { start: 0, end: 0 }, refusedFileMessage(check, 'as plugin.json', 'a regular file'), { hint: 'build a package whose plugin.json is a file, not a pipe, a device or a link to one' });
+  else
+    r.report('BP9001', { start: 0, end: 0 }, refusedFileMessage(check, 'as plugin.json', 'a regular file'), {
+      hint: 'build a package whose plugin.json is a file, not a pipe, a device or a link to one',
+    });
   return r.diagnostics;
 }

@@ -1,6 +1,6 @@
 import { Sweeper } from './sweeper.js';
-import { sha256Hex } from '../bundle/digest.js';
-import { checkSource, type CheckSourceResult } from '../routine/check-routine.js';
+import { sha256Hex } from '../../bundle/digest.js';
+import { checkSource, type CheckSourceResult } from '../../routine/check-routine.js';
 
 export type CheckedSource = CheckSourceResult & { digest: string };
 

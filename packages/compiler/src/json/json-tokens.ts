@@ -1,4 +1,4 @@
-import type { RelatedLocation } from '../diagnostics/diagnostic.js';
+import type { Span } from '../diagnostics/reporter.js';
 
 /** A syntax error: where, what, and the likely fix. */
 export interface Refusal {
@@ -7,7 +7,8 @@ export interface Refusal {
   end?: number | undefined;
   message: string;
   hint?: string | undefined;
-  related?: RelatedLocation[] | undefined;
+  /** Other places in the same text (the bracket that opened an unclosed object). */
+  related?: { span: Span; message: string }[] | undefined;
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -17,7 +18,7 @@ const CONTROL_NAMES: Record<number, string> = { 0x09: 'tab', 0x0a: 'line break',
  * Reads a double-quoted string starting at `start` (the quote). Lone surrogates, escaped
  * or raw, are refused: the bundle is canonical JSON (RFC 8785, I-JSON), which has none.
  */
-export function readJsonString(text: string, start: number): { value: string; end: number } | Refusal {
+export function readJsonString(text: string, start: number, subject = 'the file'): { value: string; end: number } | Refusal {
   let value = '';
   let from = start + 1;
   let i = from;
@@ -39,21 +40,37 @@ export function readJsonString(text: string, start: number): { value: string; en
         i += 2;
         continue;
       }
-      return { offset: i, message: `Unexpected lone surrogate U+${c.toString(16).toUpperCase()} in a string, expected a complete character`, hint: 'save the file as valid UTF-8' };
+      return {
+        offset: i,
+        message: `Unexpected lone surrogate U+${c.toString(16).toUpperCase()} in a string, expected a complete character`,
+        hint: 'save the file as valid UTF-8',
+      };
     }
     i++;
   }
-  return { offset: start, message: 'Unexpected end of the file inside a string, expected a closing `"`', hint: 'the string that starts here is never closed' };
+  return {
+    offset: start,
+    message: `Unexpected end of ${subject} inside a string, expected a closing \`"\``,
+    hint: 'the string that starts here is never closed',
+  };
 }
 
 function controlInString(c: number, i: number): Refusal {
   if (c === 0x0a) {
-    return { offset: i, message: 'Unexpected line break in a string, expected a closing `"`', hint: 'a JSON string cannot span lines; close it, or write `\\n` for a line break inside the text' };
+    return {
+      offset: i,
+      message: 'Unexpected line break in a string, expected a closing `"`',
+      hint: 'a JSON string cannot span lines; close it, or write `\\n` for a line break inside the text',
+    };
   }
   const code = `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
   const name = CONTROL_NAMES[c];
   const escape = c === 0x09 ? '\\t' : c === 0x0d ? '\\r' : c === 0x08 ? '\\b' : c === 0x0c ? '\\f' : `\\u${c.toString(16).padStart(4, '0')}`;
-  return { offset: i, message: `Unexpected control character ${code}${name ? ` (${name})` : ''} in a string, expected the escape \`${escape}\``, hint: 'JSON strings cannot hold raw control characters' };
+  return {
+    offset: i,
+    message: `Unexpected control character ${code}${name ? ` (${name})` : ''} in a string, expected the escape \`${escape}\``,
+    hint: 'JSON strings cannot hold raw control characters',
+  };
 }
 
 function readEscape(text: string, i: number): { value: string; end: number } | Refusal {
@@ -62,7 +79,11 @@ function readEscape(text: string, i: number): { value: string; end: number } | R
   if (next === 'u') {
     const unit = hex4(text, i + 2);
     if (unit === undefined) {
-      return { offset: i, end: Math.min(text.length, i + 6), message: `Unexpected \`${text.slice(i, i + 6).split('\n')[0]}\`, expected \`\\u\` followed by four hexadecimal digits` };
+      return {
+        offset: i,
+        end: Math.min(text.length, i + 6),
+        message: `Unexpected \`${text.slice(i, i + 6).split('\n')[0]}\`, expected \`\\u\` followed by four hexadecimal digits`,
+      };
     }
     if (unit >= 0xdc00 && unit <= 0xdfff) return loneSurrogate(text, i, unit);
     if (unit >= 0xd800 && unit <= 0xdbff) {
@@ -86,7 +107,8 @@ function loneSurrogate(text: string, i: number, unit: number): Refusal {
     offset: i,
     end: i + 6,
     message: `Unexpected lone surrogate \`${text.slice(i, i + 6)}\`, expected a complete character`,
-    hint: unit <= 0xdbff ? 'a high surrogate must be followed by a low one (`\\udc00`–`\\udfff`)' : 'a low surrogate must follow a high one (`\\ud800`–`\\udbff`)',
+    hint:
+      unit <= 0xdbff ? 'a high surrogate must be followed by a low one (`\\udc00`–`\\udfff`)' : 'a low surrogate must follow a high one (`\\ud800`–`\\udbff`)',
   };
 }
 
@@ -103,7 +125,12 @@ export function readJsonNumber(text: string, start: number): { value: number; en
     i++;
     if (isDigit(text[i])) {
       const end = skipDigits(text, i);
-      return { offset: start, end, message: `Unexpected leading zero in \`${text.slice(start, end)}\`, expected a number without leading zeros`, hint: 'JSON numbers have no leading zeros; quote the value if the zeros matter' };
+      return {
+        offset: start,
+        end,
+        message: `Unexpected leading zero in \`${text.slice(start, end)}\`, expected a number without leading zeros`,
+        hint: 'JSON numbers have no leading zeros; quote the value if the zeros matter',
+      };
     }
     if (text[i] === 'x' || text[i] === 'X') {
       return { offset: start, end: i + 1, message: 'Unexpected hexadecimal number, expected a decimal number', hint: 'JSON numbers are decimal' };
@@ -112,12 +139,18 @@ export function readJsonNumber(text: string, start: number): { value: number; en
   else {
     const word = readWord(text, i);
     return word === 'Infinity'
-      ? { offset: start, end: i + word.length, message: 'Unexpected `-Infinity`, expected a value', hint: 'JSON has no NaN or Infinity; use a finite number, `null` or a quoted string' }
+      ? {
+          offset: start,
+          end: i + word.length,
+          message: 'Unexpected `-Infinity`, expected a value',
+          hint: 'JSON has no NaN or Infinity; use a finite number, `null` or a quoted string',
+        }
       : { offset: i, message: 'Unexpected character after `-`, expected a digit' };
   }
   if (text[i] === '.') {
     i++;
-    if (!isDigit(text[i])) return { offset: i, message: 'Unexpected character after `.`, expected a digit', hint: 'write at least one digit after the decimal point' };
+    if (!isDigit(text[i]))
+      return { offset: i, message: 'Unexpected character after `.`, expected a digit', hint: 'write at least one digit after the decimal point' };
     i = skipDigits(text, i);
   }
   if (text[i] === 'e' || text[i] === 'E') {
@@ -128,7 +161,12 @@ export function readJsonNumber(text: string, start: number): { value: number; en
   }
   const value = Number(text.slice(start, i));
   if (!Number.isFinite(value)) {
-    return { offset: start, end: i, message: `Unexpected number \`${text.slice(start, i)}\` beyond the range of a double, expected a finite number`, hint: 'quote it if it is an identifier rather than a quantity' };
+    return {
+      offset: start,
+      end: i,
+      message: `Unexpected number \`${text.slice(start, i)}\` beyond the range of a double, expected a finite number`,
+      hint: 'quote it if it is an identifier rather than a quantity',
+    };
   }
   return { value, end: i };
 }

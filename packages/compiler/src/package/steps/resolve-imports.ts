@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
-import { Reporter } from '../diagnostics/reporter.js';
-import { loadBundleFile } from '../bundle/write-bundle.js';
-import type { CompilerHost } from '../host.js';
-import type { ImportDecl, ManifestInfo } from '../manifest/index.js';
-import type { ImportAlias } from '../reference/resolve-name.js';
-import type { TemplateSegment } from '../reference/resolve-package.js';
+import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { Reporter } from '../../diagnostics/reporter.js';
+import { loadBundleFile } from '../../bundle/write-bundle.js';
+import type { CompilerHost } from '../../host.js';
+import type { ImportDecl, ManifestInfo } from '../../manifest/index.js';
+import type { ImportAlias } from '../../reference/resolve-name.js';
+import type { TemplateSegment } from '../../reference/resolve-package.js';
 import { checkRegularFile, refusedFileMessage } from './regular-file.js';
 import { segmentsToSource } from './segments.js';
-import type { PackageBuild } from './compile-package.js';
+import type { PackageBuild } from '../types.js';
 
 /** One import, compiled or loaded and verified, as the name table and the bundle need it. */
 export interface CompiledImport {
@@ -50,7 +50,7 @@ export function resolveImports(manifest: ManifestInfo, ctx: ImportContext): { im
       if (!pub || !source) {
         const names = (content.exports ?? []).map((e) => '`' + e.name + '`').join(', ') || 'none';
         r.report('BP2092', decl.export.span, `Unexpected export \`${name}\`, expected a public definition of the imported package (${names})`, {
-          hint: 'an import can name an agent entry or a name listed in the imported package\'s `exports`',
+          hint: "an import can name an agent entry or a name listed in the imported package's `exports`",
         });
         continue;
       }
@@ -96,7 +96,9 @@ function load(
     const built = ctx.compileManifest(target);
     extra.push(...built.diagnostics);
     if (!built.result) {
-      r.report('BP2091', decl.targetSpan, `Unexpected errors in the imported package \`${decl.name}\`, expected it to build`, { hint: 'fix the diagnostics reported for its files' });
+      r.report('BP2091', decl.targetSpan, `Unexpected errors in the imported package \`${decl.name}\`, expected it to build`, {
+        hint: 'fix the diagnostics reported for its files',
+      });
       return undefined;
     }
     return { id: built.result.bundle.id, content: built.result.plain, blobs: new Map(built.result.bundle.blobs) };
@@ -128,7 +130,7 @@ function regularFile(file: string, decl: ImportDecl, manifest: ManifestInfo, ctx
       check.kind === 'too-large'
         ? `${decl.kind === 'manifest' ? 'a plugin.json' : 'a bundle'} is a JSON text file; name the right file`
         : decl.kind === 'manifest'
-          ? 'name the other package\'s plugin.json file itself, not a pipe, a device or a link to one'
+          ? "name the other package's plugin.json file itself, not a pipe, a device or a link to one"
           : 'name a bundle file written by `berrypack build`, not a pipe, a device or a link to one',
   });
   return false;

@@ -1,6 +1,6 @@
-import { discoverSources, type DiscoveryResult, type ManifestInfo } from '../manifest/index.js';
-import type { CompilerHost } from '../host.js';
-import { RecordingHost, sameAnswers } from './recorded-host.js';
+import { discoverSources, type DiscoveryResult, type ManifestInfo } from '../../manifest/index.js';
+import type { CompilerHost } from '../../host.js';
+import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
 import { Sweeper } from './sweeper.js';
 
 /**
@@ -9,7 +9,7 @@ import { Sweeper } from './sweeper.js';
  * same: an edit inside a file changes no listing, so a rebuild does not walk the tree again.
  */
 export class DiscoveryCache {
-  readonly #entries = new Map<string, { bytes: Uint8Array; log: RecordingHost['log']; result: DiscoveryResult }>();
+  readonly #entries = new Map<string, { bytes: Uint8Array; log: Answer[]; result: DiscoveryResult }>();
   readonly #live = new Sweeper();
   walks = 0;
   reused = 0;
@@ -23,7 +23,7 @@ export class DiscoveryCache {
       return { ...known.result, diagnostics: known.result.diagnostics.map((d) => ({ ...d })) };
     }
     this.walks++;
-    const recording = new RecordingHost(host);
+    const recording = new AnswerRecorder(host);
     const result = discoverSources(manifest, recording);
     this.#entries.set(manifest.file, { bytes, log: recording.log, result: { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d })) } });
     return result;

@@ -1,4 +1,4 @@
-import { canonicalJson, RawJson } from '../bundle/canonical-json.js';
+import { canonicalJson, RawJson } from '../../bundle/canonical-json.js';
 import { Sweeper } from './sweeper.js';
 
 /**

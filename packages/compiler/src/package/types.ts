@@ -1,0 +1,98 @@
+import type { BundleFile } from '../bundle/envelope.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
+import type { CompilerHost } from '../host.js';
+import type { ManifestInfo } from '../manifest/types.js';
+import type { PackageResolution } from '../reference/resolve-package.js';
+import type { Catalog } from './catalog.js';
+
+// The shapes the package build passes between its steps and to its callers. A leaf: it imports
+// types from elsewhere, and nothing in package/ needs compile-package.ts for a type.
+
+export interface CompilerOptions {
+  /** File access; defaults to the real file system. */
+  host?: CompilerHost;
+  /** Model and tool catalog (CONTRACTS.md); without one, MDL-6 is deferred and external tools must be in `requires`. */
+  catalog?: Catalog;
+  /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
+  store?: string;
+  /**
+   * `prepare` reads and checks sources on a second thread only with `true` (default off: on the
+   * 2-core machine of docs/performance.md it was not faster).
+   */
+  parallel?: boolean;
+}
+
+export interface BuildOptions {
+  /** MAN-8: the expected `sha256-<hex>` of the plugin.json bytes. */
+  version?: string;
+  /**
+   * `false`: check only. The same diagnostics, files and directories, but the bundle is not
+   * assembled (`bundle` and `summary` stay undefined): what an editor needs on each keystroke.
+   */
+  bundle?: boolean;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  bundle: BundleFile | undefined;
+  /** What the importer's module describes: name, agents, exports, routines, requirements. */
+  summary: PackageSummary | undefined;
+  /** Every file and directory the build read or probed: watch these to rebuild on any change. */
+  files: string[];
+  directories: string[];
+}
+
+export interface CompilerStats {
+  sourcesParsed: number;
+  sourcesReused: number;
+  fragmentsSerialized: number;
+  fragmentsReused: number;
+  modulesAnalyzed: number;
+  modulesReused: number;
+  codeRoutinesAnalyzed: number;
+  codeRoutinesReused: number;
+  /** Sources `prepare` had read and checked on its worker thread. */
+  sourcesFromWorker: number;
+  routinesResolved: number;
+  routinesReused: number;
+  /** Files read in full, and files served from memory because their stamp was unchanged. */
+  filesRead: number;
+  filesUnchanged: number;
+}
+
+export interface Compiler {
+  build(manifest: string, options?: BuildOptions): BuildResult;
+  /**
+   * Optional, before the first `build`: with `parallel: true`, reads and checks the package's
+   * sources on two threads at once and keeps the results for `build`, which then only
+   * assembles. A no-op otherwise, for sources already cached, and for a custom host.
+   */
+  prepare(manifest: string): Promise<void>;
+  readonly stats: CompilerStats;
+}
+
+/**
+ * Where a routine's `next` may go: a local source by name, `null` for a case that ends the chain
+ * with the routine's own output, `'other'` for an import or external tool (its output unknown
+ * here). What a caller receives is the output at the end of the chain.
+ */
+export type NextStep = { source: string } | null | 'other';
+
+/** What an importer's module and `berrypack types` describe about a package. */
+export interface PackageSummary {
+  id: string;
+  fileName: string;
+  name: string;
+  agents: Record<string, { title: string; description: string; entry: string }>;
+  exports: string[];
+  routines: Record<string, { kind: string; path: string; digest: string; visibility: string; input?: unknown; output?: unknown; next?: NextStep[] }>;
+  requirements: PackageResolution['requirements'];
+}
+
+export interface PackageBuild {
+  diagnostics: Diagnostic[];
+  manifest: ManifestInfo | undefined;
+  /** `content` holds cached canonical fragments; `plain` is the same content as ordinary objects, for importers. */
+  result: { bundle: BundleFile; summary: PackageSummary; content: unknown; plain: Record<string, unknown> } | undefined;
+}
