@@ -1,12 +1,11 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { berrypackAsync, ROOT, type CliResult } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 import { startTriageModel } from './support/triage-model.js';
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'berrypack-method-mcp-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('berrypack-method-mcp-');
 
 const SERVER = path.join(ROOT, 'fixtures/methods/tracker-server.mjs');
 const KEY = 'sk-triage-secret-4711';
