@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMethod } from '../packages/compiler/src/index.js';
-import { createOpenAICompatibleProvider, createProviderExecutor, createProviderJudge, readMethodRun, runMethod, type ExternalTool, type ToolConnection } from '../packages/runtime/src/index.js';
+import {
+  createOpenAICompatibleProvider,
+  createProviderExecutor,
+  createProviderJudge,
+  readMethodRun,
+  runMethod,
+  type ExternalTool,
+  type ToolConnection,
+} from '../packages/runtime/src/index.js';
 import { ROOT } from './support/cli.js';
 import { startTriageModel } from './support/triage-model.js';
 
@@ -39,7 +47,11 @@ function tracker() {
     'tracker.search': {
       description: 'Open tickets created on or after a date, oldest first.',
       input: object({ since: { type: 'string' } }),
-      invoke: (input) => tickets.filter((t) => t.created >= (input as { since: string }).since).sort((a, b) => a.created.localeCompare(b.created)).map(({ id, title, body }) => ({ id, title, body })),
+      invoke: (input) =>
+        tickets
+          .filter((t) => t.created >= (input as { since: string }).since)
+          .sort((a, b) => a.created.localeCompare(b.created))
+          .map(({ id, title, body }) => ({ id, title, body })),
     },
     'tracker.label': {
       description: 'Sets the one label of a ticket.',
@@ -72,7 +84,7 @@ describe('a realistic method whose do steps are agents calling connection tools 
   });
   afterAll(() => model.close());
 
-  it('MTH-18: finds, labels and answers the new tickets through the tracker\'s tools, checks them on observed evidence, and remembers them', async () => {
+  it("MTH-18: finds, labels and answers the new tickets through the tracker's tools, checks them on observed evidence, and remembers them", async () => {
     const checked = checkMethod(FIXTURE, readFileSync(FIXTURE));
     expect(checked.diagnostics).toEqual([]);
     const dataDir = path.join(tmp, 'triage');

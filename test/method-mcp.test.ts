@@ -24,8 +24,10 @@ function project(name: string, edit: (yaml: string) => string = (y) => y): strin
   mkdirSync(path.join(dir, 'data/triage'), { recursive: true });
   copyFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.method.yaml'), path.join(dir, 'ticket-triage.method.yaml'));
   writeFileSync(path.join(dir, 'data/triage/triaged.json'), '["T-4"]');
-  const yaml = readFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.runtime.yaml'), 'utf8')
-    .replaceAll('command: node, args: [tracker-server.mjs]', `command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}]`);
+  const yaml = readFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.runtime.yaml'), 'utf8').replaceAll(
+    'command: node, args: [tracker-server.mjs]',
+    `command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}]`,
+  );
   writeFileSync(path.join(dir, 'runtime.yaml'), edit(yaml.replace('http://127.0.0.1:8080/v1', baseUrl)));
   return dir;
 }
@@ -42,7 +44,10 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
   it('MTH-18: triages through the real tracker MCP server (stdio) with the bound openai-compatible model, the key never in output or the run', async () => {
     const dir = project('triage');
     const tickets = path.join(dir, 'tickets.json');
-    const result = await run(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
+    const result = await run(
+      ['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'],
+      { TRACKER_FILE: tickets, TRIAGE_KEY: KEY },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { runId: string; status: string; steps: Record<string, string>; result: Record<string, unknown> };
@@ -73,7 +78,10 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
   it('MTH-14: a tool the MCP server does not offer fails the access check before any step, naming the tool', async () => {
     const dir = project('missing', (yaml) => yaml.replace('tool: comment', 'tool: post_comment'));
     const tickets = path.join(dir, 'tickets.json');
-    const result = await run(['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'], { TRACKER_FILE: tickets, TRIAGE_KEY: KEY });
+    const result = await run(
+      ['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'],
+      { TRACKER_FILE: tickets, TRIAGE_KEY: KEY },
+    );
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { status: string; error: { code: string; message: string } };
     expect(report.status).toBe('failed');
@@ -86,7 +94,7 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
   it('MTH-18: resume reads the runtime.yaml the run recorded: the step after an ask runs with its model and MCP tools', async () => {
     const dir = project('resume');
     const find = readFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.method.yaml'), 'utf8');
-    const doText = /    do: >-\n((?:      .*\n)+)/.exec(find.slice(find.indexOf('  find:')))![1]!;
+    const doText = / {4}do: >-\n((?: {6}.*\n)+)/.exec(find.slice(find.indexOf('  find:')))![1]!;
     writeFileSync(
       path.join(dir, 'ask-then-find.method.yaml'),
       `format: method/2
@@ -136,9 +144,14 @@ result:
     const waiting = JSON.parse(first.stdout) as { runId: string; status: string };
     expect(waiting.status).toBe('needs_attention');
     // Without --config or the document at hand: the recorded runtime.yaml binds the model and the tools.
-    const resumed = await run(['method', 'resume', waiting.runId, '--data-dir', path.join(dir, 'data'), '--step', 'date', '--response', '2025-03-02', '--json'], env);
+    const resumed = await run(
+      ['method', 'resume', waiting.runId, '--data-dir', path.join(dir, 'data'), '--step', 'date', '--response', '2025-03-02', '--json'],
+      env,
+    );
     expect(resumed.stderr).toBe('');
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', result: { Found: [{ id: 'T-2' }, { id: 'T-4' }] } });
-    expect((JSON.parse(readFileSync(tickets, 'utf8')) as { calls: { tool: string; arguments: unknown }[] }).calls).toEqual([{ tool: 'search', arguments: { since: '2025-03-02' } }]);
+    expect((JSON.parse(readFileSync(tickets, 'utf8')) as { calls: { tool: string; arguments: unknown }[] }).calls).toEqual([
+      { tool: 'search', arguments: { since: '2025-03-02' } },
+    ]);
   });
 });

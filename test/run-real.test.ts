@@ -104,7 +104,12 @@ function writePackage(): void {
       $schema: 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.json',
       name: 'real.helper',
       version: '1',
-      extensions: { 'ai.strawberry.berry': { requires: ['math.sum', 'clock.now'], agents: { helper: { title: 'Helper', description: 'Answers with a sum.', entry: 'helper.answer' } } } },
+      extensions: {
+        'ai.strawberry.berry': {
+          requires: ['math.sum', 'clock.now'],
+          agents: { helper: { title: 'Helper', description: 'Answers with a sum.', entry: 'helper.answer' } },
+        },
+      },
     }),
   );
   writeFileSync(path.join(PKG, 'answer.md'), ROUTINE);
@@ -165,7 +170,10 @@ describe('RUN-6: berrypack run against a local OpenAI-compatible server and a re
     expect(first.body).toMatchObject({ model: 'tiny-chat', max_tokens: 200, response_format: { type: 'json_schema' } });
     const offered = first.body['tools'] as { function: { name: string; description?: string; parameters: unknown } }[];
     expect(offered.map((t) => t.function.name)).toEqual(['math_sum', 'clock_now']);
-    expect(offered[0]!.function).toMatchObject({ description: 'Returns the sum of two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });
+    expect(offered[0]!.function).toMatchObject({
+      description: 'Returns the sum of two numbers',
+      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    });
 
     // Every call recorded: two model decisions with the server's usage, the MCP and module tools.
     expect(report.calls.map((c) => [c.kind, c.name, c.status])).toEqual([
@@ -185,7 +193,10 @@ describe('RUN-6: berrypack run against a local OpenAI-compatible server and a re
 
     const recorded = readFileSync(journal, 'utf8');
     for (const text of [r.stdout, r.stderr, recorded]) expect(text).not.toContain(KEY);
-    expect(JSON.parse(recorded.split('\n')[0]!)).toMatchObject({ type: 'execution', models: { 'helper.answer': { provider: 'openai-compatible', model: 'tiny-chat', configured: 'local' } } });
+    expect(JSON.parse(recorded.split('\n')[0]!)).toMatchObject({
+      type: 'execution',
+      models: { 'helper.answer': { provider: 'openai-compatible', model: 'tiny-chat', configured: 'local' } },
+    });
 
     // Replay serves every recorded outcome: no server, no key needed.
     const replay = berrypack(['replay', journal, '--json'], { cwd: tmp });
@@ -199,7 +210,10 @@ describe('RUN-6: berrypack run against a local OpenAI-compatible server and a re
     expect(JSON.parse(missing.stdout)).toMatchObject({
       executionId: null,
       status: 'failed',
-      error: { code: 'missing-api-key', message: 'Missing environment variable REAL_TEST_KEY (models.local.apiKeyEnv) for `helper.answer`, expected it set to the API key of model `local`' },
+      error: {
+        code: 'missing-api-key',
+        message: 'Missing environment variable REAL_TEST_KEY (models.local.apiKeyEnv) for `helper.answer`, expected it set to the API key of model `local`',
+      },
     });
 
     const refused = await run(['run', 'helper', ...INPUT, '--json'], { REAL_TEST_KEY: 'sk-wrong-key-1' });

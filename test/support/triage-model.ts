@@ -17,15 +17,26 @@ function answer(body: { messages: ApiMessage[] }): ApiMessage {
   const [system, user, ...rest] = body.messages;
   const instructions = system!.content ?? '';
   // An MCP server's structured result wraps a list (`{tickets: […]}`); in-process tools return it bare.
-  const results = rest.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content ?? 'null') as unknown).map((r) => (r !== null && typeof r === 'object' && 'tickets' in r ? (r as { tickets: unknown }).tickets : r));
-  const call = (name: string, args: unknown): ApiMessage => ({ role: 'assistant', content: null, tool_calls: [{ id: `c${rest.length}`, function: { name, arguments: JSON.stringify(args) } }] });
+  const results = rest
+    .filter((m) => m.role === 'tool')
+    .map((m) => JSON.parse(m.content ?? 'null') as unknown)
+    .map((r) => (r !== null && typeof r === 'object' && 'tickets' in r ? (r as { tickets: unknown }).tickets : r));
+  const call = (name: string, args: unknown): ApiMessage => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `c${rest.length}`, function: { name, arguments: JSON.stringify(args) } }],
+  });
   const final = (value: unknown): ApiMessage => ({ role: 'assistant', content: JSON.stringify(value) });
   if (instructions.startsWith('You are an independent reviewer')) {
     const { changes } = JSON.parse(user!.content ?? '{}') as { changes: Record<string, { writes?: { tool: string }[]; before?: string[]; after?: string[] }> };
     const writes = changes['environment.tracker']?.writes ?? [];
     if (instructions.includes('The ticket carries exactly the returned label')) {
       const done = ['tracker.label', 'tracker.comment'].every((t) => writes.some((w) => w.tool === t));
-      return final(done ? { verdict: 'passed', reason: 'The label and the comment were written through the tracker.' } : { verdict: 'ambiguous', reason: 'No write to the tracker was observed.' });
+      return final(
+        done
+          ? { verdict: 'passed', reason: 'The label and the comment were written through the tracker.' }
+          : { verdict: 'ambiguous', reason: 'No write to the tracker was observed.' },
+      );
     }
     const { before = [], after = [] } = changes['state.triaged'] ?? {};
     const ok = before.every((id) => after.includes(id)) && new Set(after).size === after.length;
@@ -43,7 +54,10 @@ function answer(body: { messages: ApiMessage[] }): ApiMessage {
     if (results.length === 1) return call('tracker_comment', { id, text: 'Thanks for telling us. We are looking into it and will write again here.' });
     return final({ triage: { ticket: id, label, comment_url: (results[1] as { url: string }).url } });
   }
-  const [done, triage] = [JSON.parse(/ids in (\[.*?\]) followed/.exec(instructions)![1]!) as string[], JSON.parse(/entry of (\[.*\]), without/.exec(instructions)![1]!) as { ticket: string }[]];
+  const [done, triage] = [
+    JSON.parse(/ids in (\[.*?\]) followed/.exec(instructions)![1]!) as string[],
+    JSON.parse(/entry of (\[.*\]), without/.exec(instructions)![1]!) as { ticket: string }[],
+  ];
   return final({ 'state.triaged': [...new Set([...done, ...triage.map((t) => t.ticket)])] });
 }
 
@@ -58,7 +72,10 @@ export async function startTriageModel(): Promise<{ baseUrl: string; requests: {
     request.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     request.on('end', () => {
       const body = JSON.parse(text) as { messages: ApiMessage[]; tools?: { function: { name: string } }[] };
-      requests.push({ tools: (body.tools ?? []).map((t) => t.function.name), ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) });
+      requests.push({
+        tools: (body.tools ?? []).map((t) => t.function.name),
+        ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+      });
       const message = answer(body);
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ id: 'x', choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }] }));

@@ -19,7 +19,11 @@ export function readCliMeta(meta: Record<string, unknown> | undefined): CliMeta 
   const cli = meta?.['cli'];
   if (typeof cli !== 'object' || cli === null) return {};
   const { script, environment, config } = cli as Record<string, unknown>;
-  return { ...(typeof script === 'string' ? { script } : {}), ...(typeof environment === 'string' ? { environment } : {}), ...(typeof config === 'string' ? { config } : {}) };
+  return {
+    ...(typeof script === 'string' ? { script } : {}),
+    ...(typeof environment === 'string' ? { environment } : {}),
+    ...(typeof config === 'string' ? { config } : {}),
+  };
 }
 
 /** `JSON` or `@FILE` (relative to the working directory); `@FILE` comes back absolute, for the record. */

@@ -1,4 +1,16 @@
-import { createOpenAICompatibleProvider, createProviderExecutor, createProviderJudge, createScriptedProvider, toolConnections, type ExternalTool, type MethodExecutor, type MethodJudge, type ModelBinding, type ModelProvider, type Script } from '@berrypack/runtime';
+import {
+  createOpenAICompatibleProvider,
+  createProviderExecutor,
+  createProviderJudge,
+  createScriptedProvider,
+  toolConnections,
+  type ExternalTool,
+  type MethodExecutor,
+  type MethodJudge,
+  type ModelBinding,
+  type ModelProvider,
+  type Script,
+} from '@berrypack/runtime';
 import type { RuntimeConfig, ToolConfig } from '@berrypack/runtime/config';
 import { createConfiguredTools } from '@berrypack/runtime/mcp';
 import { UsageError } from '../usage-error.js';
@@ -10,13 +22,19 @@ import { readScriptFile } from './run-config.js';
  * first). The API key comes from the variable `apiKeyEnv` names and stays in the binding
  * (the runner never records it). Undefined when runtime.yaml configures no model.
  */
-export function configuredExecutor(config: RuntimeConfig, variables: Readonly<Record<string, string | undefined>>): { executor: MethodExecutor; judge: MethodJudge } | undefined {
+export function configuredExecutor(
+  config: RuntimeConfig,
+  variables: Readonly<Record<string, string | undefined>>,
+): { executor: MethodExecutor; judge: MethodJudge } | undefined {
   const keys = Object.keys(config.models);
   if (keys.length === 0) return undefined;
   const made = new Map<string, { provider: ModelProvider; binding: ModelBinding }>();
   const model = (names: readonly string[]) => {
     const key = names.map((n) => config.bind[n]).find((k) => k !== undefined) ?? config.bind['default'] ?? (keys.length === 1 ? keys[0]! : undefined);
-    if (key === undefined) throw new UsageError(`Unexpected step \`${names[names.length - 1]}\` that no configured model is bound to, expected runtime.yaml's bind.${names[names.length - 1]} or bind.default (configured: ${keys.join(', ')})`);
+    if (key === undefined)
+      throw new UsageError(
+        `Unexpected step \`${names[names.length - 1]}\` that no configured model is bound to, expected runtime.yaml's bind.${names[names.length - 1]} or bind.default (configured: ${keys.join(', ')})`,
+      );
     if (!made.has(key)) made.set(key, modelOf(key, config, variables));
     return made.get(key)!;
   };
@@ -26,7 +44,11 @@ export function configuredExecutor(config: RuntimeConfig, variables: Readonly<Re
   };
 }
 
-function modelOf(key: string, config: RuntimeConfig, variables: Readonly<Record<string, string | undefined>>): { provider: ModelProvider; binding: ModelBinding } {
+function modelOf(
+  key: string,
+  config: RuntimeConfig,
+  variables: Readonly<Record<string, string | undefined>>,
+): { provider: ModelProvider; binding: ModelBinding } {
   const configured = config.models[key];
   if (configured === undefined) throw new UsageError(`Unexpected bound model \`${key}\` that runtime.yaml's models does not configure`);
   const binding: ModelBinding = { provider: configured.provider };
@@ -36,7 +58,10 @@ function modelOf(key: string, config: RuntimeConfig, variables: Readonly<Record<
   if (configured.retries !== undefined) binding.retries = configured.retries;
   if (configured.apiKeyEnv !== undefined) {
     const value = variables[configured.apiKeyEnv];
-    if (value === undefined || value === '') throw new UsageError(`Missing environment variable ${configured.apiKeyEnv} (models.${key}.apiKeyEnv), expected it set to the API key of model \`${key}\``);
+    if (value === undefined || value === '')
+      throw new UsageError(
+        `Missing environment variable ${configured.apiKeyEnv} (models.${key}.apiKeyEnv), expected it set to the API key of model \`${key}\``,
+      );
     binding.apiKey = value;
   }
   if (configured.provider === 'openai-compatible') return { provider: createOpenAICompatibleProvider(), binding };
@@ -54,7 +79,10 @@ function modelOf(key: string, config: RuntimeConfig, variables: Readonly<Record<
  * refused). The access probe answers for each tool whether its server offered it. `close`
  * stops every server.
  */
-export async function configuredConnections(config: RuntimeConfig, variables: Readonly<Record<string, string | undefined>>): Promise<{ environment: Record<string, unknown>; close(): Promise<void> }> {
+export async function configuredConnections(
+  config: RuntimeConfig,
+  variables: Readonly<Record<string, string | undefined>>,
+): Promise<{ environment: Record<string, unknown>; close(): Promise<void> }> {
   const wanted = new Set(Object.values(config.environment).flatMap((c) => c.tools));
   const groups = new Map<string, Record<string, ToolConfig>>();
   for (const name of wanted) {

@@ -47,9 +47,10 @@ export async function methodCommand(args: string[], io: CliIo): Promise<number> 
     io.stdout.write(METHOD_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one ${sub === 'run' ? 'FILE' : 'RUN_ID'} (see berrypack method --help)`);
+  if (positionals.length !== 1)
+    throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one ${sub === 'run' ? 'FILE' : 'RUN_ID'} (see berrypack method --help)`);
   const dataDirArg = stringOption(values, 'data-dir');
-  if (dataDirArg === undefined) throw new UsageError('Unexpected arguments without --data-dir DIR, expected the method\'s data folder');
+  if (dataDirArg === undefined) throw new UsageError("Unexpected arguments without --data-dir DIR, expected the method's data folder");
   const context: ActionContext = { io, values, target: positionals[0]!, dataDir: path.resolve(io.cwd, dataDirArg), json: outputFormat(values) === 'json' };
   try {
     return await action(context);
@@ -96,12 +97,33 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     const diagnostics = relativize(sortDiagnostics(checked.diagnostics), c.io.cwd);
     if (!checked.method || hasErrors(diagnostics)) {
       const errors = diagnostics.filter((d) => d.severity === 'error').length;
-      return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics, error: { code: 'invalid-method', message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} in ${displayPath(file, c.io.cwd)}, expected a method document that checks clean` } }, shown(c));
+      return printMethodReport(
+        c.io,
+        c.json,
+        {
+          runId: null,
+          status: 'failed',
+          steps: {},
+          pending: [],
+          diagnostics,
+          error: {
+            code: 'invalid-method',
+            message: `Unexpected ${errors} error${errors === 1 ? '' : 's'} in ${displayPath(file, c.io.cwd)}, expected a method document that checks clean`,
+          },
+        },
+        shown(c),
+      );
     }
     // runtime.yaml beside the document (or --config) is checked like run's; its `environment`
     // and `database` are for the method runner (docs/runtime.md, "runtime.yaml").
     const settings = readRuntimeYaml(path.dirname(file), c.io.cwd, stringOption(c.values, 'config'));
-    if (!settings.ok) return printMethodReport(c.io, c.json, { runId: null, status: 'failed', steps: {}, pending: [], diagnostics: [...diagnostics, settings.diagnostic], error: settings.error }, shown(c));
+    if (!settings.ok)
+      return printMethodReport(
+        c.io,
+        c.json,
+        { runId: null, status: 'failed', steps: {}, pending: [], diagnostics: [...diagnostics, settings.diagnostic], error: settings.error },
+        shown(c),
+      );
     const method = checked.method;
     const inputs = jsonObject(c.io.cwd, stringOption(c.values, 'inputs'), '--inputs')?.value ?? {};
     // File inputs are paths relative to the working directory the user typed them in.
@@ -121,12 +143,19 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment', 'config']);
     const step = stringOption(c.values, 'step');
     const response = responseOption(c);
-    if ((step === undefined) !== (response === undefined)) throw new UsageError('Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE');
+    if ((step === undefined) !== (response === undefined))
+      throw new UsageError(
+        'Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE',
+      );
     if (step === undefined && c.values['item'] !== undefined) throw new UsageError('Unexpected --item without --step');
     const item = itemOption(c.values);
     const host = await recordedHost(c);
     try {
-      const run = await resumeMethod(c.target, { ...host.options, ...(step === undefined ? {} : { step, response: response!.value }), ...(item === undefined ? {} : { item }) });
+      const run = await resumeMethod(c.target, {
+        ...host.options,
+        ...(step === undefined ? {} : { step, response: response!.value }),
+        ...(item === undefined ? {} : { item }),
+      });
       return printMethodReport(c.io, c.json, reportOf(run), shown(c));
     } finally {
       await host.close();
@@ -139,11 +168,18 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
     if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
     const response = responseOption(c);
-    if (response !== undefined && c.values['redo'] === true) throw new UsageError('Unexpected a response with --redo, expected the step\'s outputs only with --done');
+    if (response !== undefined && c.values['redo'] === true)
+      throw new UsageError("Unexpected a response with --redo, expected the step's outputs only with --done");
     const item = itemOption(c.values);
     const host = await recordedHost(c);
     try {
-      const run = await confirmStep(c.target, { ...host.options, step, decision: c.values['done'] === true ? 'done' : 'redo', ...(response === undefined ? {} : { response: response.value }), ...(item === undefined ? {} : { item }) });
+      const run = await confirmStep(c.target, {
+        ...host.options,
+        step,
+        decision: c.values['done'] === true ? 'done' : 'redo',
+        ...(response === undefined ? {} : { response: response.value }),
+        ...(item === undefined ? {} : { item }),
+      });
       return printMethodReport(c.io, c.json, reportOf(run), shown(c));
     } finally {
       await host.close();
@@ -163,16 +199,25 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
  * `environment` connections served by its `tools` (MCP servers started here, closed by
  * `close`), overridden per connection by `--environment`.
  */
-async function hostOptions(c: ActionContext, recorded: CliMeta, config: RuntimeConfig): Promise<{ options: MethodHostOptions; meta: CliMeta; close(): Promise<void> }> {
+async function hostOptions(
+  c: ActionContext,
+  recorded: CliMeta,
+  config: RuntimeConfig,
+): Promise<{ options: MethodHostOptions; meta: CliMeta; close(): Promise<void> }> {
   const scriptArg = stringOption(c.values, 'script');
   const script = scriptArg === undefined ? recorded.script : path.resolve(c.io.cwd, scriptArg);
   const environmentArg = stringOption(c.values, 'environment') ?? recorded.environment;
   const environment = environmentArg === undefined ? undefined : jsonObject(c.io.cwd, environmentArg, '--environment');
-  const { executor, judge } = (script === undefined ? configuredExecutor(config, process.env) : undefined) ?? cliExecutor(script === undefined ? undefined : readScript(script));
+  const { executor, judge } =
+    (script === undefined ? configuredExecutor(config, process.env) : undefined) ?? cliExecutor(script === undefined ? undefined : readScript(script));
   const connections = await configuredConnections(config, process.env);
   return {
     options: { dataDir: c.dataDir, executor, judge, environment: { ...connections.environment, ...environment?.value } },
-    meta: { ...(script === undefined ? {} : { script }), ...(environment ? { environment: environment.recorded } : {}), ...(recorded.config === undefined ? {} : { config: recorded.config }) },
+    meta: {
+      ...(script === undefined ? {} : { script }),
+      ...(environment ? { environment: environment.recorded } : {}),
+      ...(recorded.config === undefined ? {} : { config: recorded.config }),
+    },
     close: connections.close,
   };
 }
