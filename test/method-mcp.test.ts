@@ -91,6 +91,26 @@ describe('berrypack method run with runtime.yaml: a model from `models`, connect
     // Nothing was called: the check came first.
     expect((JSON.parse(readFileSync(tickets, 'utf8')) as { calls: unknown[] }).calls).toEqual([]);
   });
+  it('MTH-14: a tool whose MCP server will not start fails the access check, naming that tool only', async () => {
+    const requestsBefore = model.requests.length;
+    const dir = project('broken', (yaml) =>
+      yaml.replace(/(tracker\.search:\n {4}mcp: \{command: [^,]+, args: \[)[^\]]+\]/, `$1${JSON.stringify(path.join(tmp, 'no-such-server.mjs'))}]`),
+    );
+    const result = await run(
+      ['method', 'run', path.join(dir, 'ticket-triage.method.yaml'), '--data-dir', path.join(dir, 'data'), '--inputs', '{"since": "2025-03-01"}', '--json'],
+      {
+        TRACKER_FILE: path.join(dir, 'tickets.json'),
+        TRIAGE_KEY: KEY,
+      },
+    );
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { status: string; error: { message: string } };
+    expect(report.status).toBe('failed');
+    expect(report.error.message).toContain('tool `tracker.search` of connection `tracker` is not offered by its server: Unexpected MCP server');
+    expect(report.error.message).not.toContain('tracker.label');
+    expect(model.requests.length).toBe(requestsBefore);
+  });
+
   it('MTH-18: resume reads the runtime.yaml the run recorded: the step after an ask runs with its model and MCP tools', async () => {
     const dir = project('resume');
     const find = readFileSync(path.join(ROOT, 'fixtures/methods/ticket-triage.method.yaml'), 'utf8');
