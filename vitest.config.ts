@@ -30,8 +30,9 @@ export default defineConfig({
       reporter: ['text-summary'],
       // The figures are printed even when a test fails, to see what a change did to them.
       reportOnFailure: true,
-      // Measured on the whole suite after #16 (83.6 % statements, 77.6 % branches, 85.7 %
-      // functions, 86.0 % lines), set a little lower for the branches merged after it.
+      // Measured on the whole suite with every branch of this round merged (79.6 % statements,
+      // 73.8 % branches, 80.1 % functions, 82.1 % lines), rounded down; raise it, never lower it.
+      // Code that tests run in child processes (CLI, chat, lsp, MCP servers) is not counted.
       thresholds: { statements: 79, branches: 73, functions: 79, lines: 81 },
       reportsDirectory: 'node_modules/.cache/coverage',
     },
