@@ -1,5 +1,6 @@
 import { RuntimeError } from '../errors.js';
 import type { ExecutionEntry, JournalEntry } from '../journal/entries.js';
+import { recordedExecution } from './recorded-execution.js';
 import { Replayer } from './replayer.js';
 
 export interface ContinueOptions {
@@ -21,19 +22,7 @@ export function continuationOf(
   options: ContinueOptions,
   bundleId: string,
 ): { header: ExecutionEntry; replayer: Replayer; messages: number } {
-  const headers = entries.filter((e): e is ExecutionEntry => e.type === 'execution');
-  const header = options.executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === options.executionId);
-  if (!header)
-    throw new RuntimeError(
-      'invalid-journal',
-      options.executionId === undefined
-        ? 'Missing an execution entry in the journal, expected one written by the runtime'
-        : `Missing execution ${options.executionId} in the journal`,
-      'RUN-14',
-    );
-  if (header.bundle !== bundleId)
-    throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundleId}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-14');
-  const recorded = entries.filter((e) => e.executionId === header.executionId);
+  const { header, recorded } = recordedExecution(entries, options.executionId, bundleId, 'RUN-14');
   const stopped = new Set(recorded.flatMap((e) => (e.type === 'outcome' && e.status === 'completed' && e.output === null ? [e.id] : [])));
   const cutAt = recorded.findIndex((e) => e.type === 'call' && e.kind === 'receive' && stopped.has(e.id));
   if (cutAt === -1) {

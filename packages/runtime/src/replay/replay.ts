@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle } from '../bundle/load-bundle.js';
 import type { RoutineRef } from '../bundle/routine-table.js';
-import { failure, RuntimeError, type CallError } from '../errors.js';
+import { failure, type CallError } from '../errors.js';
 import { Execution, type RuntimeServices } from '../execution/execution.js';
 import type { ExternalTool } from '../execution/external-tool.js';
 import { InputPort } from '../execution/ports.js';
@@ -9,6 +9,7 @@ import { runExecution } from '../execution/run.js';
 import type { CallRecord, ExecutionEntry, JournalEntry } from '../journal/entries.js';
 import { prepareBundle, preparedState } from '../prepare/prepare.js';
 import type { ModelBinding, ModelProvider } from '../providers/provider.js';
+import { recordedExecution } from './recorded-execution.js';
 import { Replayer, type Divergence, type IncompleteRecording, type RecordingCut } from './replayer.js';
 
 export interface ReplayOptions {
@@ -53,20 +54,7 @@ interface ReplayContext {
  * never reached, because the replayer serves every recorded outcome. Code runs again for real.
  */
 export async function replayExecution(bundle: Bundle, entries: readonly JournalEntry[], options: ReplayOptions, ctx: ReplayContext): Promise<ReplayReport> {
-  const headers = entries.filter((e): e is ExecutionEntry => e.type === 'execution');
-  const header = options.executionId === undefined ? headers[headers.length - 1] : headers.find((h) => h.executionId === options.executionId);
-  if (!header)
-    throw new RuntimeError(
-      'invalid-journal',
-      options.executionId === undefined
-        ? 'Missing an execution entry in the journal, expected one written by the runtime'
-        : `Missing execution ${options.executionId} in the journal`,
-      'RUN-5',
-    );
-  if (header.bundle !== bundle.id) {
-    throw new RuntimeError('bundle-mismatch', `Unexpected bundle ${bundle.id}, expected ${header.bundle} (the one the journal recorded)`, 'RUN-5');
-  }
-  const recorded = entries.filter((e) => e.executionId === header.executionId);
+  const { header, recorded } = recordedExecution(entries, options.executionId, bundle.id, 'RUN-5');
   // A complete execution ends with its `end` entry; without one the run was cut short.
   let cut: RecordingCut | undefined;
   if (!recorded.some((e) => e.type === 'end')) {
