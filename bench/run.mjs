@@ -194,8 +194,18 @@ const BUNDLERS = [
   ['esbuild-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'esbuild-plugin', s.entry, path.join(s.dir, 'out/esbuild-plugin')]],
   ['esbuild-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'esbuild-js', s.js.entry, path.join(s.dir, 'out/esbuild-js')]],
   ['rollup-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-js', s.js.entry, path.join(s.dir, 'out/rollup-js')]],
+  ['webpack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-plugin', s.entry, path.join(s.dir, 'out/webpack-plugin')]],
+  ['rspack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-plugin', s.entry, path.join(s.dir, 'out/rspack-plugin')]],
 ];
-const WATCH = ['esbuild-js', 'compiler', 'esbuild-plugin', 'rollup-watch'];
+const PLUGINS = ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'webpack-plugin', 'rspack-plugin'];
+/** Each host's watcher with @berrypack's plugin, and its floor: the same watcher with a do-nothing plugin registering the same paths. */
+const HOST_WATCHERS = [
+  ['rollup-watch', 'rollup-floor', 'rollup.watch + plugin: write → END', 'rollup.watch'],
+  ['vite-watch', 'vite-floor', 'Vite build watch + plugin: write → END', 'Vite build watch'],
+  ['webpack-watch', 'webpack-floor', 'webpack watch + plugin: write → done', 'webpack watch'],
+  ['rspack-watch', 'rspack-floor', 'Rspack watch + plugin: write → done', 'Rspack watch'],
+];
+const WATCH = ['esbuild-js', 'compiler', 'esbuild-plugin', 'esbuild-floor', ...HOST_WATCHERS.flatMap(([mode, floorMode]) => [mode, floorMode])];
 
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 const maxRuns = Math.max(...options.ns.map(runsFor));
@@ -354,8 +364,7 @@ for (const n of needsPackages ? options.ns : []) {
     );
     figure('memory', 'floor-rss', 'floor peak RSS', n, 'MB', rss('floor'));
     if (wants('bundlers')) {
-      for (const name of ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js'])
-        figure('memory', `${name}-rss`, `${name} peak RSS`, n, 'MB', rss(name));
+      for (const name of [...PLUGINS, 'esbuild-js', 'rollup-js']) figure('memory', `${name}-rss`, `${name} peak RSS`, n, 'MB', rss(name));
     }
   }
   if (wants('bundlers')) {
@@ -365,6 +374,8 @@ for (const n of needsPackages ? options.ns : []) {
       'esbuild-plugin': 'esbuild + @berrypack/esbuild',
       'esbuild-js': 'plain esbuild on the package JS (no plugin)',
       'rollup-js': 'plain Rollup on the package JS (no plugin)',
+      'webpack-plugin': 'webpack + @berrypack/webpack',
+      'rspack-plugin': 'Rspack + @berrypack/webpack',
     };
     for (const [name, label] of Object.entries(labels)) {
       const values = runsOf(`cold.${name}.${n}`);
@@ -405,24 +416,26 @@ for (const n of needsPackages ? options.ns : []) {
       'ms',
       w('esbuild-js').map((r) => r?.initialMs),
     );
-    const labels = {
+    const kinds = [
+      ['routine', 'one routine edited'],
+      ['code', 'one code module edited'],
+    ];
+    const atTarget = n === 1000;
+    // The compiler API and the esbuild plugin against esbuild's own incremental rebuild.
+    const esbuildLike = {
       compiler: 'compiler API: compiler.build() again',
       'esbuild-plugin': 'esbuild + plugin: context.rebuild()',
-      'rollup-watch': 'rollup.watch + plugin: write → END',
     };
-    for (const [mode, label] of Object.entries(labels)) {
-      for (const [kind, what] of [
-        ['routine', 'one routine edited'],
-        ['code', 'one code module edited'],
-      ]) {
+    for (const [mode, label] of Object.entries(esbuildLike)) {
+      for (const [kind, what] of kinds) {
         const mine = perRun(mode, kind);
-        const atTarget = n === 1000;
         figure('watch', `${mode}-${kind}`, `${label}, ${what}`, n, 'ms', pooled(mode, kind), [
           {
             against: 'esbuild incremental (same run)',
             ratios: ratios(mine, esbuildIncr),
             ...(atTarget ? { target: { op: '<=', value: 3 }, targetLabel: 'vs esbuild incremental' } : {}),
           },
+          ...(mode === 'esbuild-plugin' ? [{ against: 'esbuild floor (same run)', ratios: ratios(mine, perRun('esbuild-floor', kind)) }] : []),
           {
             against: 'cold `berrypack build` (same run)',
             ratios: ratios(mine, cli),
@@ -431,6 +444,33 @@ for (const n of needsPackages ? options.ns : []) {
             ...(atTarget ? { target: { op: '<', value: 0.05 }, targetLabel: 'share of the cold build' } : {}),
           },
         ]);
+      }
+    }
+    for (const [kind, what] of kinds) {
+      figure(
+        'watch',
+        `esbuild-floor-${kind}`,
+        `  esbuild floor: context.rebuild(), do-nothing plugin with the same watch files, ${what}`,
+        n,
+        'ms',
+        pooled('esbuild-floor', kind),
+      );
+    }
+    // Each host's watcher against its own floor.
+    for (const [mode, floorMode, label, hostName] of HOST_WATCHERS) {
+      for (const [kind, what] of kinds) {
+        const mine = perRun(mode, kind);
+        figure('watch', `${mode}-${kind}`, `${label}, ${what}`, n, 'ms', pooled(mode, kind), [
+          {
+            against: `${hostName} floor (same run)`,
+            ratios: ratios(mine, perRun(floorMode, kind)),
+            suffix: '-vs-floor',
+            ...(atTarget ? { target: { op: '<=', value: 1.5 }, targetLabel: `vs ${hostName}'s floor` } : {}),
+          },
+          { against: 'esbuild incremental (same run)', ratios: ratios(mine, esbuildIncr) },
+          { against: 'cold `berrypack build` (same run)', ratios: ratios(mine, cli), suffix: '-vs-cold', percent: true },
+        ]);
+        figure('watch', `${floorMode}-${kind}`, `  ${hostName} floor: do-nothing plugin registering the same paths, ${what}`, n, 'ms', pooled(floorMode, kind));
       }
     }
     figure(
@@ -524,14 +564,19 @@ const wanted = [
         ['cli-rss-median@10000', 10000, '`berrypack build` peak RSS', '< 600 MB'],
       ]
     : []),
-  ...(wants('bundlers') ? ['rollup-plugin', 'vite-plugin', 'esbuild-plugin'].map((p) => [`${p}@1000`, 1000, `${p} vs \`berrypack build\``, '<= 1.2×']) : []),
+  ...(wants('bundlers') ? PLUGINS.flatMap((p) => [100, 1000].map((n) => [`${p}@${n}`, n, `${p} vs \`berrypack build\``, '<= 1.2×'])) : []),
   ...(wants('watch')
-    ? ['compiler', 'esbuild-plugin', 'rollup-watch'].flatMap((m) =>
-        ['routine', 'code'].flatMap((k) => [
-          [`${m}-${k}@1000`, 1000, `${m} rebuild (${k} edit) vs esbuild incremental`, '<= 3×'],
-          [`${m}-${k}-vs-cold@1000`, 1000, `${m} rebuild (${k} edit) share of the cold build`, '< 5 %'],
-        ]),
-      )
+    ? [
+        ...['compiler', 'esbuild-plugin'].flatMap((m) =>
+          ['routine', 'code'].flatMap((k) => [
+            [`${m}-${k}@1000`, 1000, `${m} rebuild (${k} edit) vs esbuild incremental`, '<= 3×'],
+            [`${m}-${k}-vs-cold@1000`, 1000, `${m} rebuild (${k} edit) share of the cold build`, '< 5 %'],
+          ]),
+        ),
+        ...HOST_WATCHERS.flatMap(([m]) =>
+          ['routine', 'code'].map((k) => [`${m}-${k}-vs-floor@1000`, 1000, `${m} rebuild (${k} edit) vs its floor`, '<= 1.5×']),
+        ),
+      ]
     : []),
 ];
 for (const [id, n, label, target] of wanted) {

@@ -34,7 +34,7 @@ interface Report {
   errors: string[];
 }
 
-function bench(args: string[], timeoutMs = 100_000): Promise<{ code: number; stdout: string; stderr: string }> {
+function bench(args: string[], timeoutMs = 170_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -79,7 +79,9 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     }
     const ids = (section: string) => report.sections[section]!.map((f) => f.id);
     expect(ids('cold')).toEqual(expect.arrayContaining(['startup', 'floor', 'cli']));
-    expect(ids('bundlers')).toEqual(expect.arrayContaining(['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js']));
+    expect(ids('bundlers')).toEqual(
+      expect.arrayContaining(['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'esbuild-js', 'rollup-js', 'webpack-plugin', 'rspack-plugin']),
+    );
     expect(ids('watch')).toEqual(
       expect.arrayContaining([
         'esbuild-js-incremental',
@@ -89,8 +91,19 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
         'esbuild-plugin-code',
         'rollup-watch-routine',
         'rollup-watch-code',
+        // Each host's floor beside its watcher with the plugin.
+        'esbuild-floor-routine',
+        'rollup-floor-code',
+        'vite-watch-routine',
+        'vite-floor-routine',
+        'webpack-watch-code',
+        'webpack-floor-code',
+        'rspack-watch-routine',
+        'rspack-floor-routine',
       ]),
     );
+    const viteWatch = report.sections.watch!.find((f) => f.id === 'vite-watch-routine')!;
+    expect(viteWatch.comparisons[0]).toMatchObject({ against: 'Vite build watch floor (same run)', ratio: { median: expect.any(Number) } });
     expect(ids('runtime')).toEqual(expect.arrayContaining(['sandbox-invocation', 'tool-call', 'next-model', 'scripted-model']));
     expect(ids('memory')).toContain('cli-rss');
     // Every comparison is a ratio of figures measured in the same run.
@@ -101,7 +114,7 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     expect(report.targets.map((t) => t.id)).toEqual(
       expect.arrayContaining(['cli@1000', 'cli@10000', 'cli-rss-median@10000', 'sandbox-invocation-median', 'tool-call-overhead']),
     );
-  }, 110_000);
+  }, 180_000);
 
   it('prints one JSON object with --json, and refuses unknown arguments', async () => {
     const { code, stdout } = await bench(['--json', '--only', 'runtime', '--runs', '1', '--quick-smoke', '--iterations', '2']);

@@ -1,10 +1,12 @@
 // One cold bundler build in this (fresh) process, so the driver's wall time counts process start
 // and module loading as it does for `berrypack build` and the floor.
 //   node bench/workers/bundle.mjs TOOL ENTRY OUT_DIR
-// TOOL: rollup-plugin | vite-plugin | esbuild-plugin (ENTRY imports the package's plugin.json)
+// TOOL: rollup-plugin | vite-plugin | esbuild-plugin | webpack-plugin | rspack-plugin (ENTRY imports
+//       the package's plugin.json)
 //       esbuild-js | rollup-js (ENTRY is the JS mirror's entry.js)
 // Prints one JSON line: {tool, importMs, buildMs, outputs}.
 import path from 'node:path';
+import { hostCompiler, webpackConfig } from '../lib/webpack-config.mjs';
 
 const [tool, entry, outDir] = process.argv.slice(2);
 const t0 = performance.now();
@@ -56,6 +58,18 @@ switch (tool) {
     if (result.errors.length > 0) throw new Error(JSON.stringify(result.errors));
     outputs = Object.keys(result.metafile.outputs).length;
     await esbuild.stop?.();
+    break;
+  }
+  case 'webpack-plugin':
+  case 'rspack-plugin': {
+    const create = await hostCompiler(tool === 'webpack-plugin' ? 'webpack' : 'rspack');
+    const berrypack = await plugin('webpack');
+    importMs = performance.now() - t0;
+    const compiler = create(webpackConfig(entry, outDir, [berrypack()], 'production'));
+    const stats = await new Promise((resolve, reject) => compiler.run((error, s) => (error ? reject(error) : resolve(s))));
+    if (stats.hasErrors()) throw new Error(stats.toString({ all: false, errors: true }));
+    outputs = Object.keys(stats.compilation.assets).length;
+    await new Promise((resolve) => compiler.close(() => resolve()));
     break;
   }
   default:

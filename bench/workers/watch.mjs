@@ -1,7 +1,10 @@
 // Rebuild after one edit, in one (fresh) process: the initial build, then EDITS edits of each
 // kind, alternating, each a real content change whose effect on the output is checked.
 //   node bench/workers/watch.mjs MODE PKG_DIR ENTRY JS_DIR OUT_DIR EDITS
-// MODE: rollup-watch | esbuild-plugin | esbuild-js | compiler
+// MODE: compiler | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
+//       rspack-watch, and each host's floor: esbuild-floor | rollup-floor | vite-floor |
+//       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
+//       package's files and directories, bench/lib/floor-plugins.mjs).
 // PKG_DIR is a private copy of the package (edited in place); ENTRY a module importing its
 // plugin.json (for the plugins); JS_DIR the package's JS mirror (for esbuild-js).
 // Edit kinds: `routine` appends a sentence to the body of a model routine (routines/ns0/model0.md);
@@ -10,7 +13,9 @@
 // Prints one JSON line: {mode, initialMs, routine: [ms…], code: [ms…], extra}.
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { hostCompiler, webpackConfig } from '../lib/webpack-config.mjs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { esbuildFloor, rollupFloor, watchedPaths, webpackFloor } from '../lib/floor-plugins.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [mode, pkgDir, entry, jsDir, outDir, editsArg] = process.argv.slice(2);
@@ -19,6 +24,8 @@ const manifest = path.join(pkgDir, 'plugin.json');
 const routineFile = path.join(pkgDir, 'routines/ns0/model0.md');
 const codeFile = path.join(mode === 'esbuild-js' ? jsDir : pkgDir, 'routines/lib/m0.js');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const [host, kindOfRun] = mode.split('-');
+const floor = kindOfRun === 'floor';
 let counter = 0;
 
 /** A real change: a new sentence in the routine body, or a new exported constant in the module. */
@@ -49,6 +56,51 @@ function bundleNames() {
 const samples = { routine: [], code: [] };
 const kinds = mode === 'esbuild-js' ? ['code'] : ['routine', 'code'];
 const result = { mode, initialMs: 0, routine: samples.routine, code: samples.code, extra: {} };
+const paths = floor ? watchedPaths(pkgDir) : undefined;
+if (paths) result.extra.watched = { files: paths.files.length, directories: paths.directories.length };
+
+/**
+ * The edit loop of a watcher: `next()` resolves at the end of the next build (an Error when it
+ * failed); a plugin's edit must write a new bundle, a floor's only end a build.
+ */
+async function watchLoop(next, settleMs) {
+  let t = performance.now();
+  let outcome = await next();
+  result.initialMs = performance.now() - t;
+  if (outcome instanceof Error) throw outcome;
+  // Watchers register paths asynchronously after a build ends (chokidar, watchpack).
+  await sleep(300);
+  for (let i = 0; i < edits; i++) {
+    for (const kind of kinds) {
+      const before = bundleNames();
+      const done = next();
+      edit(kind);
+      t = performance.now();
+      outcome = await done;
+      samples[kind].push(performance.now() - t);
+      if (outcome instanceof Error) throw outcome;
+      if (!floor && [...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
+      await sleep(settleMs);
+    }
+  }
+}
+
+/** Rollup's and rolldown's (Vite's) watcher events: END ends a build, ERROR fails it. */
+function eventsOf(watcher) {
+  let waiting;
+  let failed;
+  watcher.on('event', (event) => {
+    if (event.result) event.result.close();
+    if (event.code === 'ERROR') failed = event.error;
+    if (event.code === 'END' || (event.code === 'ERROR' && host === 'rollup')) {
+      const w = waiting;
+      waiting = undefined;
+      w?.(failed ?? event);
+      failed = undefined;
+    }
+  });
+  return () => new Promise((resolve) => (waiting = resolve));
+}
 
 if (mode === 'compiler') {
   const { createCompiler } = await import(pathToFileURL(path.join(ROOT, 'packages/compiler/dist/index.js')).href);
@@ -76,44 +128,48 @@ if (mode === 'compiler') {
     }
   }
   result.extra.statsPerEdit = stats.slice(0, kinds.length);
-} else if (mode === 'rollup-watch') {
+} else if (host === 'rollup') {
   const { watch } = await import('rollup');
-  const berrypack = await plugin('rollup');
-  const watcher = watch({ input: entry, plugins: [berrypack()], output: { dir: outDir, format: 'es' }, logLevel: 'silent', watch: { buildDelay: 0 } });
-  let waiting;
-  watcher.on('event', (event) => {
-    if (event.result) event.result.close();
-    if (event.code === 'END' || event.code === 'ERROR') {
-      const w = waiting;
-      waiting = undefined;
-      w?.(event);
-    }
-  });
-  const next = () => new Promise((resolve) => (waiting = resolve));
-  let t = performance.now();
-  let event = await next();
-  result.initialMs = performance.now() - t;
-  if (event.code === 'ERROR') throw event.error;
-  // chokidar adds watched paths asynchronously after END (packages/rollup/README.md).
-  await sleep(300);
-  for (let i = 0; i < edits; i++) {
-    for (const kind of kinds) {
-      const before = bundleNames();
-      const done = next();
-      edit(kind);
-      t = performance.now();
-      event = await done;
-      samples[kind].push(performance.now() - t);
-      if (event.code === 'ERROR') throw event.error;
-      if ([...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
-      await sleep(100);
-    }
-  }
+  const plugins = [floor ? rollupFloor(paths) : (await plugin('rollup'))()];
+  const watcher = watch({ input: entry, plugins, output: { dir: outDir, format: 'es' }, logLevel: 'silent', watch: { buildDelay: 0 } });
+  await watchLoop(eventsOf(watcher), 100);
   await watcher.close();
+} else if (host === 'vite') {
+  const { build } = await import('vite');
+  const plugins = [floor ? rollupFloor(paths) : (await plugin('rollup'))()];
+  const watcher = await build({
+    root: path.dirname(entry),
+    configFile: false,
+    logLevel: 'silent',
+    plugins,
+    build: {
+      outDir,
+      emptyOutDir: false,
+      minify: false,
+      watch: { buildDelay: 0 },
+      rolldownOptions: { input: entry, preserveEntrySignatures: 'strict', output: { entryFileNames: '[name].js' } },
+    },
+  });
+  await watchLoop(eventsOf(watcher), 100);
+  await watcher.close();
+} else if (host === 'webpack' || host === 'rspack') {
+  const create = await hostCompiler(host);
+  const plugins = [floor ? webpackFloor(paths) : (await plugin('webpack'))()];
+  const compiler = create(webpackConfig(entry, outDir, plugins, 'development'));
+  let waiting;
+  const watching = compiler.watch({ aggregateTimeout: 5 }, (error, stats) => {
+    const w = waiting;
+    waiting = undefined;
+    if (error) w?.(error);
+    else if (stats.hasErrors()) w?.(new Error(stats.toString({ all: false, errors: true })));
+    else w?.(stats);
+  });
+  await watchLoop(() => new Promise((resolve) => (waiting = resolve)), 150);
+  await new Promise((resolve) => watching.close(() => compiler.close(() => resolve())));
 } else {
   const esbuild = await import('esbuild');
-  const plugins = mode === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : [];
-  const input = mode === 'esbuild-plugin' ? entry : path.join(jsDir, 'entry.js');
+  const plugins = mode === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : floor ? [esbuildFloor(paths)] : [];
+  const input = mode === 'esbuild-js' ? path.join(jsDir, 'entry.js') : entry;
   const outfile = path.join(outDir, 'entry.js');
   let t = performance.now();
   const ctx = await esbuild.context({ entryPoints: [input], bundle: true, format: 'esm', outdir: outDir, plugins, logLevel: 'silent' });
@@ -127,7 +183,7 @@ if (mode === 'compiler') {
       const r = await ctx.rebuild();
       samples[kind].push(performance.now() - t);
       if (r.errors.length > 0) throw new Error(JSON.stringify(r.errors));
-      const changed = before ? [...bundleNames()].some((f) => !before.has(f)) : readFileSync(outfile, 'utf8').includes(marker);
+      const changed = floor || (before ? [...bundleNames()].some((f) => !before.has(f)) : readFileSync(outfile, 'utf8').includes(marker));
       if (!changed) throw new Error(`the ${kind} edit did not reach the output`);
     }
   }
