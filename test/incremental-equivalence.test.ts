@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -861,6 +861,35 @@ describe('incremental rebuilds: the work they skip', () => {
       expect(work.codeRoutinesAnalyzed).toBe(0);
       expect(work.fragmentsSerialized).toBe(0);
     });
+  });
+
+  it("a watcher's list of changed files: only the listed files are checked, the result equals a fresh build", () => {
+    let stamps = 0;
+    const host: CompilerHost = { ...nodeHost, stamp: (p) => (stamps++, nodeHost.stamp!(p)) };
+    withSession(
+      'generated',
+      (s) => {
+        const rel = 'routines/ns0/model42.md';
+        const file = realpathSync(path.join(s.ws.dir, rel));
+        s.edit(rel, (t) => `${t}\nAnswer in one paragraph.\n`);
+        stamps = 0;
+        const before = s.compiler.stats;
+        const result = s.compiler.build(s.ws.manifest, { changedFiles: [file] });
+        const work = delta(s.compiler, before);
+        expect(difference(s.ws, result, fresh(s.ws))).toBeUndefined();
+        expect(result.bundle!.text).toContain('Answer in one paragraph.');
+        // One stat for the listed file instead of one per file of the package.
+        expect(stamps).toBe(1);
+        expect(work.filesRead).toBe(1);
+        expect(work.filesUnchanged).toBeGreaterThanOrEqual(100);
+        // The list is trusted: an edit it leaves out (of a file read long enough ago, so cached)
+        // is seen by the next build without a list.
+        s.edit('routines/ns0/model43.md', (t) => `${t}\nUse bullet points.\n`);
+        expect(s.compiler.build(s.ws.manifest, { changedFiles: [] }).bundle!.text).not.toContain('Use bullet points.');
+        expect(s.rebuild().result.bundle!.text).toContain('Use bullet points.');
+      },
+      host,
+    );
   });
 
   it('a same-size edit right after a build of a just-edited file is seen (racy stamps)', () => {

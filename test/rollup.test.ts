@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jsonPlugin from '@rollup/plugin-json';
@@ -7,6 +7,7 @@ import { rollup, watch, type Plugin, type RollupLog } from 'rollup';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/rollup/src/index.js';
 import { importModule, nextBuild, readOutput, rebuild } from './support/bundlers.js';
+import { agePastRacyWindow, recordStamps } from './support/stamps.js';
 import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 
 // Under NodeNext, TypeScript reads this package's types as CommonJS (it has no "type": "module")
@@ -286,6 +287,40 @@ describe('@berrypack/rollup in Rollup', () => {
       expect(deleted.id).toBe(first.id);
       expect(sources(deleted)).not.toContain('notes.extra');
     } finally {
+      await watcher.close();
+    }
+  });
+
+  it('a watch rebuild checks only the files Rollup reported changed (watchChange), and watches directories, not each file in them', async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const out = path.join(dir, 'out');
+    const compose = realpathSync(path.join(notebook, 'routines/notes/compose.md'));
+    const original = readFileSync(compose, 'utf8');
+    // The directories the compiler listed cover the sources in them (chokidar watches a subtree).
+    const once = await rollup({ input: path.join(dir, 'main.js'), plugins: [berrypack()], logLevel: 'silent' });
+    await once.close();
+    const routines = realpathSync(path.join(notebook, 'routines'));
+    expect(once.watchFiles).toEqual(expect.arrayContaining([routines, path.join(routines, 'notes'), realpathSync(path.join(notebook, 'plugin.json'))]));
+    expect(once.watchFiles.filter((f) => f.startsWith(routines + path.sep) && f.endsWith('.md'))).toEqual([]);
+    await agePastRacyWindow();
+    const watcher = watch({ input: path.join(dir, 'main.js'), plugins: [berrypack()], output: { dir: out, format: 'es' }, logLevel: 'silent' });
+    const stamps = recordStamps();
+    try {
+      await nextBuild(watcher);
+      const first = (await importModule<{ default: PackageModule }>(path.join(out, 'main.js'))).default;
+      stamps.paths.length = 0;
+      await rebuild(watcher, () => writeFileSync(compose, original.replace('house style.', 'house style, briefly.')));
+      // Only the reported file is checked; every other file of the package is served from memory.
+      expect(stamps.paths).toEqual([compose]);
+      const edited = (await importModule<{ default: PackageModule }>(path.join(out, 'main.js'))).default;
+      expect(edited.id).not.toBe(first.id);
+      // The same bytes as a fresh build of the edited package.
+      const fresh = createCompiler().build(path.join(notebook, 'plugin.json'));
+      expect(edited.id).toBe(fresh.bundle!.id);
+      expect(readFileSync(path.join(out, edited.fileName)).equals(Buffer.from(fresh.bundle!.bytes))).toBe(true);
+    } finally {
+      stamps.restore();
       await watcher.close();
     }
   });

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createCompiler, loadBundleFile } from '@berrypack/compiler';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
+import { agePastRacyWindow, recordStamps } from './support/stamps.js';
 import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
 import { build, bundleAsset, HOSTS, nodeConfig, requireFresh, watch } from './support/webpack.js';
 
@@ -302,6 +303,31 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       expect(current().id).toBe(first.id);
       expect(sources(current())).not.toContain('notes.extra');
     } finally {
+      await session.close();
+    }
+  });
+
+  it('a watch rebuild checks only the files the watcher reported changed (modifiedFiles)', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const compose = realpathSync(path.join(notebook, 'routines/notes/compose.md'));
+    const original = readFileSync(compose, 'utf8');
+    await agePastRacyWindow();
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    const stamps = recordStamps();
+    try {
+      expect((await session.first()).errors).toEqual([]);
+      stamps.paths.length = 0;
+      const edited = await session.change(() => writeFileSync(compose, original.replace('house style.', 'house style, briefly.')));
+      expect(edited.errors).toEqual([]);
+      // Only the reported file is checked; every other file of the package is served from memory.
+      expect([...new Set(stamps.paths)]).toEqual([compose]);
+      // The same bytes as a fresh build of the edited package.
+      const fresh = createCompiler().build(path.join(notebook, 'plugin.json'));
+      expect(bundleAsset(edited)).toBe(fresh.bundle!.fileName);
+      expect(readFileSync(path.join(dir, 'out', fresh.bundle!.fileName)).equals(Buffer.from(fresh.bundle!.bytes))).toBe(true);
+    } finally {
+      stamps.restore();
       await session.close();
     }
   });

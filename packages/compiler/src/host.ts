@@ -153,6 +153,8 @@ export class TrackingHost implements CompilerHost {
 export class ReadCache {
   #entries = new Map<string, { stamp: string; bytes: Uint8Array }>();
   #live = new Sweeper();
+  /** Set for one build whose watcher reported what changed (`assumeUnchanged`). */
+  #reported: { root: string; changed: ReadonlySet<string> } | undefined;
   hits = 0;
   misses = 0;
 
@@ -164,12 +166,23 @@ export class ReadCache {
     return readStamped !== undefined && stamp !== undefined && (readStamped !== nodeHost.readStamped || readFile === nodeHost.readFile);
   }
 
+  /**
+   * For the next build of `root` (until called again): a watcher reported `changed` as every file
+   * that changed since the previous build of `root`, so a file that build read and that is not in
+   * it is served from memory without a stat. Undefined: every file's stamp is checked.
+   */
+  assumeUnchanged(root: string, changed: Iterable<string> | undefined): void {
+    this.#reported = changed === undefined ? undefined : { root, changed: new Set(changed) };
+  }
+
   read(path: string): Uint8Array {
     const inner = this.inner;
     if (inner.readStamped === undefined || inner.stamp === undefined || !this.enabled) return inner.readFile(path);
-    this.#live.use(path);
     const known = this.#entries.get(path);
-    if (known !== undefined && inner.stamp(path) === known.stamp) {
+    const reported = this.#reported;
+    const unchanged = reported !== undefined && !reported.changed.has(path) && this.#live.usedBy(reported.root, path);
+    this.#live.use(path);
+    if (known !== undefined && (unchanged || inner.stamp(path) === known.stamp)) {
       this.hits++;
       return known.bytes;
     }

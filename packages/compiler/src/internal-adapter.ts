@@ -14,4 +14,5 @@ export {
   type ModuleOptions,
 } from './package/importer-module.js';
 export { resolvePluginOptions, type FilterPattern, type PluginOptions, type ResolvedPluginOptions } from './package/plugin-options.js';
+export { subtreeWatchPaths } from './package/watch-paths.js';
 export { readNormalized } from './source/read-normalized.js';

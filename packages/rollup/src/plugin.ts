@@ -16,6 +16,7 @@ import {
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
+  subtreeWatchPaths,
 } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
@@ -53,6 +54,8 @@ export function berrypack(options?: Options): BerrypackPlugin {
   const builds = createBuildMemo(createCompiler(settings.compiler));
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
+  // What the watcher reported since the current build started (`watchChange`), for the next one.
+  let changes = new Set<string>();
   let dev: DevServing | undefined;
   const isFatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
 
@@ -60,6 +63,9 @@ export function berrypack(options?: Options): BerrypackPlugin {
     const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
+    // Rollup's watcher (chokidar) covers a directory's subtree: its files need no entry of their own.
+    // Rolldown's is not documented to, so it gets every file.
+    else if (!('rolldownVersion' in context.meta)) for (const file of subtreeWatchPaths(result.files, result.directories)) context.addWatchFile(file);
     else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
     // In a build, a package imported through its manifest and its routines fails once: the
     // first load reports (rolldown would print each load's error), the others load nothing.
@@ -126,7 +132,10 @@ export function berrypack(options?: Options): BerrypackPlugin {
     enforce: 'pre',
 
     buildStart() {
-      builds.clear();
+      // In watch mode every change to what the builds registered comes through `watchChange`
+      // (the dev server loads modules on its own schedule: there the compiler checks each file).
+      builds.clear(this.meta.watchMode && !dev ? changes : undefined);
+      changes = new Set();
       emitted.clear();
     },
 
@@ -168,7 +177,9 @@ export function berrypack(options?: Options): BerrypackPlugin {
     },
 
     watchChange(file) {
-      builds.clear();
+      changes.add(file);
+      // A build starts with `buildStart`; the dev server has no next build, so it forgets here.
+      if (dev) builds.clear();
       // A build reloads every module by itself; the dev server only reloads what it is told.
       dev?.invalidate(file);
     },

@@ -5,6 +5,9 @@
  */
 export interface HostCompiler {
   options: { context?: string | undefined; module: { rules: unknown[] } };
+  /** Set by watch runs after the first: what the watcher saw change since the previous run. */
+  modifiedFiles?: ReadonlySet<string> | undefined;
+  removedFiles?: ReadonlySet<string> | undefined;
   webpack: {
     WebpackError: new (message?: string) => Error;
     sources: { RawSource: new (source: Buffer) => unknown };

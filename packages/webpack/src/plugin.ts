@@ -123,7 +123,9 @@ export function berrypack(options?: Options): WebpackPlugin {
       );
 
       host.hooks.thisCompilation.tap(NAME, (compilation) => {
-        builds.clear();
+        // A watch run after the first knows what changed: the compiler then checks only those files.
+        const { modifiedFiles, removedFiles } = host;
+        builds.clear(modifiedFiles === undefined ? undefined : [...modifiedFiles, ...(removedFiles ?? [])]);
         const bundles = new Map<string, BundleFile>();
         // Every module of ours, built now or kept from the host's cache, reports its package's diagnostics.
         compilation.hooks.finishModules.tapPromise(NAME, async (modules) => {

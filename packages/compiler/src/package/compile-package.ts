@@ -193,7 +193,13 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       // Work on real paths: a package reached through a symbolic link (macOS /tmp is one)
       // must give the same bundle, and cycles must be seen whatever links lead to them.
       const file = realPath(host, path.resolve(manifest));
-      const built = buildPackage(file, host, [], buildOptions, new Map());
+      reads.assumeUnchanged(file, buildOptions.changedFiles);
+      let built: PackageBuild;
+      try {
+        built = buildPackage(file, host, [], buildOptions, new Map());
+      } finally {
+        reads.assumeUnchanged(file, undefined);
+      }
       // What this build did not use is dropped: a long watch session stays bounded.
       for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);

@@ -113,21 +113,37 @@ export interface BuildMemo {
   build(manifest: string): { result: BuildResult; first: boolean };
   /** `compiler.prepare` before the first `build` of `manifest` since `clear` (a no-op after it). */
   prepare(manifest: string): Promise<void>;
-  clear(): void;
+  /**
+   * Starts the next bundler build. `changed`: what the host's watcher reported changed since the
+   * previous one, when it reports every change to the files and directories the builds returned
+   * (Rollup's `watchChange`, webpack's `modifiedFiles`); then the compiler stats only those.
+   * Omitted when the host cannot say (a first build, a build outside watch mode).
+   */
+  clear(changed?: Iterable<string>): void;
 }
 
 /** A package imported through its manifest and several routines is compiled, and reported, once per build. */
 export function createBuildMemo(compiler: Compiler): BuildMemo {
   const builds = new Map<string, BuildResult>();
+  // Per manifest built before: the changes reported since its latest build (a bundler build
+  // that did not import it carries them over), or undefined when some may have gone unreported.
+  const unseen = new Map<string, Set<string> | undefined>();
   return {
     build(manifest) {
       const known = builds.get(manifest);
       if (known) return { result: known, first: false };
-      const result = compiler.build(manifest);
+      const changed = unseen.get(manifest);
+      const result = compiler.build(manifest, changed === undefined ? {} : { changedFiles: changed });
+      unseen.set(manifest, new Set());
       builds.set(manifest, result);
       return { result, first: true };
     },
     prepare: (manifest) => (builds.has(manifest) ? Promise.resolve() : compiler.prepare(manifest)),
-    clear: () => builds.clear(),
+    clear(changed) {
+      builds.clear();
+      const reported = changed === undefined ? undefined : [...changed];
+      for (const [manifest, carried] of unseen)
+        unseen.set(manifest, reported === undefined || carried === undefined ? undefined : new Set([...carried, ...reported]));
+    },
   };
 }

@@ -30,6 +30,14 @@ export interface BuildOptions {
    * assembled (`bundle` and `summary` stay undefined): what an editor needs on each keystroke.
    */
   bundle?: boolean;
+  /**
+   * What a watcher reported changed (created, modified, deleted) since this compiler's previous
+   * build of the same manifest, when it reports every change to the files that build returned
+   * (Rollup's `watchChange`, webpack's `modifiedFiles` and `removedFiles`): the files that build
+   * read and that are not listed are taken as unchanged without a stat. Omitted: every file read
+   * before is checked (its identity, size and times).
+   */
+  changedFiles?: Iterable<string>;
 }
 
 export interface BuildResult {

@@ -7,6 +7,11 @@ export class Sweeper {
   #current = new Set<string>();
   readonly #roots = new Map<string, Set<string>>();
 
+  /** Whether the latest build of `root` used `key`. */
+  usedBy(root: string, key: string): boolean {
+    return this.#roots.get(root)?.has(key) ?? false;
+  }
+
   use(key: string): void {
     this.#current.add(key);
   }
