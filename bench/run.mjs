@@ -551,6 +551,10 @@ if (wants('runtime')) {
     { against: 'plain Node template + call', ratios: vsPlain('scriptedModel') },
   ]);
   figure('runtime', 'plain-scripted-model', '  plain Node: render the template, return the answer', undefined, 'ms', pool('scriptedModel', 'plain'));
+  figure('runtime', 'chat-turn', 'conversation turn (send → scripted answer published → waiting again)', undefined, 'ms', pool('chatTurn'), [
+    { against: 'plain Node history + awaited call', ratios: vsPlain('chatTurn') },
+  ]);
+  figure('runtime', 'plain-chat-turn', '  plain Node: push the message, await the answer, push it', undefined, 'ms', pool('chatTurn', 'plain'));
   figure('memory', 'runtime-rss', 'runtime process peak RSS', undefined, 'MB', runsOf('rss.runtime'));
 }
 

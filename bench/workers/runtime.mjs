@@ -7,6 +7,8 @@
 //   nextModel        per `next` transition of a scripted model chain: (chain of K − chain of 1) / (K − 1)
 //   nextCode         the same for a chain of code routines (a fresh VM per position)
 //   scriptedModel    answer.model: render the template, one scripted decision, validate the output
+//   chatTurn         one turn of a conversation (talk, a model routine with input and output
+//                    ports): send a message → its scripted answer published → waiting again
 // and the plain-Node references: the same function called directly (`plain*`).
 // Prints one JSON line {samples: {name: [ms…]}, plain: {name: [ms…]}}.
 import path from 'node:path';
@@ -40,8 +42,8 @@ async function run(name, input, preparation = base) {
 }
 
 const TEXT = { text: 'note task idea draft review summary answer search', words: ['task', 'plan', 'review', 'goal'] };
-const samples = { firstInvocation: [], sandbox: [], toolCall: [], nextModel: [], nextCode: [], scriptedModel: [] };
-const plain = { sandbox: [], toolCall: [], nextModel: [], scriptedModel: [] };
+const samples = { firstInvocation: [], sandbox: [], toolCall: [], nextModel: [], nextCode: [], scriptedModel: [], chatTurn: [] };
+const plain = { sandbox: [], toolCall: [], nextModel: [], scriptedModel: [], chatTurn: [] };
 
 const first = await run('score.text', TEXT);
 samples.firstInvocation.push(first.ms);
@@ -73,6 +75,35 @@ for (let i = 0; i < ITER; i++) {
     samples.nextCode.push((c5 - c1) / 4);
   }
 }
+
+// A conversation: one execution of `talk`, one turn per message, each answered by the script.
+const WARM_TURNS = 5;
+const talk = scripted({ talk: Array.from({ length: ITER + WARM_TURNS }, (_, i) => ({ text: `Answer ${i}.` })) });
+const conversation = (await runtime.start(talk, { export: 'talk' }, undefined)).executionId;
+let waiting;
+let published = 0;
+const nextReceive = () => new Promise((resolve) => (waiting = resolve));
+// `watch` replays the events so far: the first receive may already be among them.
+const ready = nextReceive();
+runtime.watch(conversation, (event) => {
+  if (event.type === 'publication') published++;
+  if (event.type === 'call' && event.kind === 'receive' && event.status === 'pending') {
+    const w = waiting;
+    waiting = undefined;
+    w?.();
+  }
+});
+await ready;
+for (let i = 0; i < ITER + WARM_TURNS; i++) {
+  const waited = nextReceive();
+  const t = performance.now();
+  runtime.send(conversation, { parts: [{ text: `Message ${i}` }] });
+  await waited;
+  if (i >= WARM_TURNS) samples.chatTurn.push(performance.now() - t);
+}
+runtime.stop(conversation);
+const talked = await runtime.result(conversation);
+if (talked.status !== 'completed' || published !== ITER + WARM_TURNS) throw new Error(`talk: ${talked.status}, ${published} answers published`);
 
 // Plain Node doing the same work: the same function; an awaited echo; a loop of K steps; a
 // template rendered into a message and the scripted answer returned.
@@ -115,6 +146,16 @@ for (let i = 0; i < ITER; i++) {
       const instructions = `You answer questions briefly.\n\nGoal: ${input.goal}\n`;
       const output = await echo({ answer: 'forty-two' });
       sink += instructions.length + output.answer.length;
+    }, 100),
+  );
+  const history = [];
+  plain.chatTurn.push(
+    await time(async () => {
+      // The message into the history, the scripted answer from an awaited call, published to a listener.
+      history.push({ role: 'user', content: `Message ${history.length}` });
+      const answer = await echo({ text: 'Answer.' });
+      history.push({ role: 'assistant', content: answer.text });
+      sink += history.length;
     }, 100),
   );
 }
