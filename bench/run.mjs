@@ -172,6 +172,37 @@ for (const n of needsPackages ? options.ns : []) {
   log(`bench: generated N = ${n}: ${files.length} files, ${js.modules} code routines as .js`);
 }
 
+// Start-up: the CLI as the packages run it (tsc output, one module per file) and the same CLI
+// bundled into one file by esbuild (the compiler and runtime inlined, npm dependencies not), to
+// say what bundling would save. The bundle sits in the CLI's dist/ so `../package.json` and the
+// dependencies resolve as they do for the real entry; it is removed at the end.
+const BUNDLED_CLI = path.join(ROOT, 'packages/cli/dist/.bench-bundled.mjs');
+const NOTEBOOK = path.join(ROOT, 'fixtures/notebook');
+if (wants('cold')) {
+  const esbuild = await import('esbuild');
+  const entry = path.join(work, 'bundled-cli-entry.mjs');
+  writeFileSync(
+    entry,
+    `import { run } from ${JSON.stringify(path.join(ROOT, 'packages/cli/dist/index.js'))};\nprocess.exitCode = await run(process.argv.slice(2));\n`,
+  );
+  const inlineOurs = {
+    name: 'externals',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@berrypack/') ? undefined : { path: args.path, external: true }));
+    },
+  };
+  await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: BUNDLED_CLI, plugins: [inlineOurs], logLevel: 'silent' });
+}
+const STARTUP = [
+  ['cli-version', () => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), '--version']],
+  ['cli-notebook', () => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', NOTEBOOK, '--out-dir', path.join(work, 'out-startup'), '--no-cache']],
+  ['cli-notebook-bundled', () => [BUNDLED_CLI, 'build', NOTEBOOK, '--out-dir', path.join(work, 'out-startup'), '--no-cache']],
+  ...['compiler', 'runtime', 'rollup', 'esbuild', 'webpack'].map((pkg) => [
+    `import-${pkg}`,
+    () => ['--input-type=module', '-e', `await import('@berrypack/${pkg}')`],
+  ]),
+];
+
 // ---------------------------------------------------------------- measurements
 /** raw[key] = array over runs (undefined where a run failed). */
 const raw = {};
@@ -249,6 +280,15 @@ for (let run = 0; run < maxRuns; run++) {
       }
     }
     log(`bench: run ${run + 1}/${runsFor(n)} N = ${n} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  if (wants('cold')) {
+    for (const [name, args] of rotate(STARTUP, run)) {
+      try {
+        put(`startup.${name}`, run, node(args()).ms);
+      } catch (error) {
+        errors.push(`run ${run + 1}, start-up ${name}: ${error.message}`);
+      }
+    }
   }
   if (wants('runtime')) {
     try {
@@ -513,6 +553,31 @@ for (const n of needsPackages ? options.ns : []) {
   }
 }
 
+if (wants('cold')) {
+  const startup = options.ns.map((n) => runsOf(`cold.startup.${n}`)).find((v) => v.length > 0) ?? [];
+  const cliNotebook = runsOf('startup.cli-notebook');
+  figure('cold', 'startup-cli-version', 'start-up: `berrypack --version`', undefined, 'ms', runsOf('startup.cli-version'), [
+    { against: '`node -e 0`', ratios: ratios(runsOf('startup.cli-version'), startup) },
+  ]);
+  figure('cold', 'startup-cli-notebook', 'start-up: `berrypack build fixtures/notebook` (7 routines)', undefined, 'ms', cliNotebook, [
+    { against: 'the same CLI bundled into one file', ratios: ratios(cliNotebook, runsOf('startup.cli-notebook-bundled')) },
+  ]);
+  figure(
+    'cold',
+    'startup-cli-notebook-bundled',
+    '  the same, the CLI bundled into one file (esbuild; npm dependencies outside)',
+    undefined,
+    'ms',
+    runsOf('startup.cli-notebook-bundled'),
+  );
+  for (const pkg of ['compiler', 'runtime', 'rollup', 'esbuild', 'webpack']) {
+    const values = runsOf(`startup.import-${pkg}`);
+    figure('cold', `startup-import-${pkg}`, `start-up: a process importing @berrypack/${pkg}`, undefined, 'ms', values, [
+      { against: '`node -e 0`', ratios: ratios(values, startup) },
+    ]);
+  }
+}
+
 if (wants('runtime')) {
   const rt = runsOf('runtime').filter(Boolean);
   const pool = (key, side = 'samples') => rt.flatMap((r) => r[side][key] ?? []);
@@ -631,6 +696,7 @@ const result = {
 };
 
 if (!options.keep && !options.workDir) rmSync(work, { recursive: true, force: true });
+rmSync(BUNDLED_CLI, { force: true });
 
 if (options.jsonOut) writeFileSync(options.jsonOut, JSON.stringify(result, null, 2) + '\n');
 if (options.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
