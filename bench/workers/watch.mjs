@@ -60,12 +60,15 @@ const paths = floor ? watchedPaths(pkgDir) : undefined;
 if (paths) result.extra.watched = { files: paths.files.length, directories: paths.directories.length };
 
 /**
- * The edit loop of a watcher: `next()` resolves at the end of the next build (an Error when it
- * failed); a plugin's edit must write a new bundle, a floor's only end a build.
+ * The edit loop of a watcher. `watcher.next()` resolves at the end of the next build that started
+ * after `watcher.arm()` (an Error when it failed), so a late build of the previous edit is not
+ * taken for this one's; a plugin's edit must write a new bundle, a floor's only end a build.
  */
-async function watchLoop(next, settleMs) {
+async function watchLoop(watcher, settleMs) {
   let t = performance.now();
-  let outcome = await next();
+  // The first build may have started before the listener was attached (Vite's `build` starts it).
+  watcher.arm(true);
+  let outcome = await watcher.next();
   result.initialMs = performance.now() - t;
   if (outcome instanceof Error) throw outcome;
   // Watchers register paths asynchronously after a build ends (chokidar, watchpack).
@@ -73,7 +76,8 @@ async function watchLoop(next, settleMs) {
   for (let i = 0; i < edits; i++) {
     for (const kind of kinds) {
       const before = bundleNames();
-      const done = next();
+      const done = watcher.next();
+      watcher.arm();
       edit(kind);
       t = performance.now();
       outcome = await done;
@@ -85,21 +89,42 @@ async function watchLoop(next, settleMs) {
   }
 }
 
-/** Rollup's and rolldown's (Vite's) watcher events: END ends a build, ERROR fails it. */
-function eventsOf(watcher) {
+/** Builds seen through `started` and `ended` (the outcome), for `watchLoop`. */
+function buildTracker() {
+  let armed = false;
+  let started = false;
   let waiting;
+  return {
+    arm(first = false) {
+      armed = true;
+      started = first;
+    },
+    next: () => new Promise((resolve) => (waiting = resolve)),
+    started: () => void (armed && (started = true)),
+    ended(outcome) {
+      if (!started) return;
+      armed = started = false;
+      const w = waiting;
+      waiting = undefined;
+      w?.(outcome);
+    },
+  };
+}
+
+/** Rollup's and rolldown's (Vite's) watcher events: START starts a build, END ends it, ERROR fails it. */
+function eventsOf(watcher) {
+  const builds = buildTracker();
   let failed;
   watcher.on('event', (event) => {
     if (event.result) event.result.close();
+    if (event.code === 'START') builds.started();
     if (event.code === 'ERROR') failed = event.error;
     if (event.code === 'END' || (event.code === 'ERROR' && host === 'rollup')) {
-      const w = waiting;
-      waiting = undefined;
-      w?.(failed ?? event);
+      builds.ended(failed ?? event);
       failed = undefined;
     }
   });
-  return () => new Promise((resolve) => (waiting = resolve));
+  return builds;
 }
 
 if (mode === 'compiler') {
@@ -156,15 +181,14 @@ if (mode === 'compiler') {
   const create = await hostCompiler(host);
   const plugins = [floor ? webpackFloor(paths) : (await plugin('webpack'))()];
   const compiler = create(webpackConfig(entry, outDir, plugins, 'development'));
-  let waiting;
+  const builds = buildTracker();
+  compiler.hooks.watchRun.tap('bench', () => builds.started());
   const watching = compiler.watch({ aggregateTimeout: 5 }, (error, stats) => {
-    const w = waiting;
-    waiting = undefined;
-    if (error) w?.(error);
-    else if (stats.hasErrors()) w?.(new Error(stats.toString({ all: false, errors: true })));
-    else w?.(stats);
+    if (error) builds.ended(error);
+    else if (stats.hasErrors()) builds.ended(new Error(stats.toString({ all: false, errors: true })));
+    else builds.ended(stats);
   });
-  await watchLoop(() => new Promise((resolve) => (waiting = resolve)), 150);
+  await watchLoop(builds, 150);
   await new Promise((resolve) => watching.close(() => compiler.close(() => resolve())));
 } else {
   const esbuild = await import('esbuild');
