@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { MethodError } from './method-error.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { FileValue, RunRecord } from './run-record.js';
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
