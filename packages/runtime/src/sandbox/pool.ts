@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { GUEST_RUNNER } from './guest-runner.js';
-import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './index.js';
+import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
 import type { FromWorker, GuestOp, InvokeMessage, RawResult, ToWorker, WorkerData } from './protocol.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
 import { locateImport, mapStack } from './source-map.js';
