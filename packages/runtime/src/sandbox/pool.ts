@@ -407,21 +407,6 @@ export class WorkerPool implements Sandbox {
     this.watchdog = undefined;
   }
 
-  /** Stops one worker as the watchdog would; tests use it to exercise the replacement path. */
-  terminateWorkerForTesting(index: number): Promise<void> {
-    const slot = this.slots[index];
-    if (slot === undefined) return Promise.resolve();
-    this.kill(slot, 0, 'the sandbox worker was stopped');
-    return Promise.resolve();
-  }
-
-  /** What the pool still tracks; tests check that nothing outlives its invocations. */
-  liveForTesting(): { invocations: number; budgets: number } {
-    let invocations = 0;
-    for (const slot of this.slots) invocations += slot?.active.size ?? 0;
-    return { invocations, budgets: this.budgets.size };
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     const stopping: Promise<unknown>[] = [];
