@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { GUEST_RUNNER } from './guest-runner.js';
+import { GUEST_RUNNER_SOURCE } from './guest-runner.js';
 import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
 import type { FromWorker, GuestOp, InvokeMessage, RawResult, ToWorker, WorkerData } from './protocol.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
@@ -196,7 +196,7 @@ export class WorkerPool implements Sandbox {
 
   private spawn(index: number, assets: WorkerAssets): Slot {
     const watch = new SharedArrayBuffer(16);
-    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, runner: GUEST_RUNNER, watch };
+    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, runner: GUEST_RUNNER_SOURCE, watch };
     const worker = new Worker(assets.script, { workerData: data, name: 'berrypack-sandbox' });
     const slot: Slot = { index, worker, watch: new BigInt64Array(watch), active: new Map(), dead: false };
     this.slots[index] = slot;
