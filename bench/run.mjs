@@ -236,7 +236,14 @@ const HOST_WATCHERS = [
   ['webpack-watch', 'webpack-floor', 'webpack watch + plugin: write → done', 'webpack watch'],
   ['rspack-watch', 'rspack-floor', 'Rspack watch + plugin: write → done', 'Rspack watch'],
 ];
-const WATCH = ['esbuild-js', 'compiler', 'esbuild-plugin', 'esbuild-floor', ...HOST_WATCHERS.flatMap(([mode, floorMode]) => [mode, floorMode])];
+const WATCH = [
+  'esbuild-js',
+  'compiler',
+  'compiler-listed',
+  'esbuild-plugin',
+  'esbuild-floor',
+  ...HOST_WATCHERS.flatMap(([mode, floorMode]) => [mode, floorMode]),
+];
 
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 const maxRuns = Math.max(...options.ns.map(runsFor));
@@ -485,6 +492,17 @@ for (const n of needsPackages ? options.ns : []) {
           },
         ]);
       }
+    }
+    for (const [kind, what] of kinds) {
+      figure(
+        'watch',
+        `compiler-listed-${kind}`,
+        `compiler API: compiler.build() again with the watcher's list (changedFiles), ${what}`,
+        n,
+        'ms',
+        pooled('compiler-listed', kind),
+        [{ against: 'esbuild incremental (same run)', ratios: ratios(perRun('compiler-listed', kind), esbuildIncr) }],
+      );
     }
     for (const [kind, what] of kinds) {
       figure(

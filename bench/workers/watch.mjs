@@ -1,7 +1,7 @@
 // Rebuild after one edit, in one (fresh) process: the initial build, then EDITS edits of each
 // kind, alternating, each a real content change whose effect on the output is checked.
 //   node bench/workers/watch.mjs MODE PKG_DIR ENTRY JS_DIR OUT_DIR EDITS
-// MODE: compiler | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
+// MODE: compiler | compiler-listed | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
 //       rspack-watch, and each host's floor: esbuild-floor | rollup-floor | vite-floor |
 //       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
 //       package's files and directories, bench/lib/floor-plugins.mjs).
@@ -127,7 +127,9 @@ function eventsOf(watcher) {
   return builds;
 }
 
-if (mode === 'compiler') {
+if (mode === 'compiler' || mode === 'compiler-listed') {
+  // compiler-listed: each rebuild gets the edited file as a watcher would report it (BuildOptions.changedFiles).
+  const listed = mode === 'compiler-listed';
   const { createCompiler } = await import(pathToFileURL(path.join(ROOT, 'packages/compiler/dist/index.js')).href);
   const compiler = createCompiler();
   let t = performance.now();
@@ -145,7 +147,7 @@ if (mode === 'compiler') {
       const previous = built.bundle.id;
       edit(kind);
       t = performance.now();
-      built = compiler.build(manifest);
+      built = compiler.build(manifest, listed ? { changedFiles: [kind === 'routine' ? routineFile : codeFile] } : {});
       samples[kind].push(performance.now() - t);
       if (!built.ok || built.bundle.id === previous) throw new Error(`the ${kind} edit did not change the bundle`);
       const after = compiler.stats;
