@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { LineIndex } from '../diagnostics/line-index.js';
 import type { CompilerHost, ReadCache } from '../host.js';
-import type { CheckedSource, SourceCache } from './cache/source-cache.js';
+import type { SourceCache } from './cache/source-cache.js';
+import { unpackChecked, type PackedChecked } from './checked-wire.js';
 
-interface WorkerResult {
-  file: string;
-  bytes: Uint8Array;
-  stamp: string;
-  changedAt: number;
-  checked: CheckedSource;
+/** One message of the worker: `bytes[i]` is the file of `entries[i]`, which arrive as JSON text. */
+export interface WorkerBatch {
+  json: string;
+  bytes: Uint8Array[];
+  /** Only for the type of `json`: what it parses to. */
+  entries?: { file: string; stamp: string; changedAt: number | null; checked: PackedChecked }[];
 }
 
 /**
@@ -46,11 +46,11 @@ export async function checkInParallel(
   } catch {
     return 0;
   }
-  const received: WorkerResult[] = [];
+  const received: WorkerBatch[] = [];
   const finished = new Promise<void>((resolve) => {
-    worker.on('message', (message: WorkerResult[] | 'done') => {
+    worker.on('message', (message: WorkerBatch | 'done') => {
       if (message === 'done') resolve();
-      else received.push(...message);
+      else received.push(message);
     });
     worker.on('error', () => resolve());
     worker.on('exit', () => resolve());
@@ -66,14 +66,18 @@ export async function checkInParallel(
   }
   await finished;
   void worker.terminate();
-  for (const r of received) {
-    // Structured cloning keeps the data, not the class: the line index gets its methods back.
-    const routine = r.checked.routine;
-    if (routine) Object.setPrototypeOf(routine.lines, LineIndex.prototype);
-    reads.prime(r.file, r.bytes, r.stamp, r.changedAt, started);
-    sources.prime(r.file, r.bytes, r.checked);
+  let count = 0;
+  for (const batch of received) {
+    const entries = JSON.parse(batch.json) as NonNullable<WorkerBatch['entries']>;
+    entries.forEach((r, i) => {
+      const bytes = batch.bytes[i]!;
+      // JSON has no Infinity: a file read without a trusted stamp comes back with `null`.
+      reads.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
+      sources.prime(r.file, bytes, unpackChecked(r.checked));
+    });
+    count += entries.length;
   }
-  return received.length;
+  return count;
 }
 
 /** The compiled worker beside this module; absent when running from sources (tests) or a bundle without it. */
