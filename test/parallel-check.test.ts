@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // From dist, as the CLI and the plugins run it: the worker thread is the compiled check-worker.js.
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
+import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
+import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
 import { packChecked, unpackChecked } from '../packages/compiler/src/package/checked-wire.js';
@@ -84,6 +86,32 @@ describe('prepare on two threads', () => {
     const before = parallel.stats;
     expect(parallel.build(manifest).diagnostics).toEqual(b.diagnostics);
     expect(parallel.stats.sourcesParsed).toBe(before.sourcesParsed);
+  });
+
+  it('records every read of the build for the persistent cache when the host is a recorder (the CLI)', async () => {
+    const dir = path.join(root, 'gen');
+    const manifest = path.join(dir, 'plugin.json');
+    const recorder = new AnswerRecorder();
+    const parallel = createCompiler({ parallel: true, host: recorder, store: path.join(root, 'store') });
+    await parallel.prepare(manifest);
+    const a = parallel.build(manifest);
+    const b = both().serial.build(manifest);
+    expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
+    // Every source the worker checked was read again through the recorder, so a later process
+    // that finds one of them changed does not reuse this build.
+    const read = new Set(recorder.stored().flatMap((r) => (r.op === 'read' ? [r.path] : [])));
+    const sources = a.files.filter((f) => f.endsWith('.md'));
+    expect(sources).toHaveLength(N);
+    for (const f of sources) expect(read.has(f), f).toBe(true);
+  });
+
+  it('takes a thread by default only for a package large enough to pay for it', () => {
+    expect(worthAThread(PARALLEL_MIN_SOURCES - 1)).toBe(false);
+    expect(worthAThread(PARALLEL_MIN_SOURCES)).toBe(true);
+    expect(worthAThread(10, true)).toBe(true);
+    expect(worthAThread(0, true)).toBe(false);
+    expect(worthAThread(100_000, false)).toBe(false);
   });
 
   it('is a no-op for a host without stamps, and when turned off', async () => {

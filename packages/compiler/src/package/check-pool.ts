@@ -13,30 +13,34 @@ export interface WorkerBatch {
 }
 
 /**
- * Reads and checks `files` on this thread and on one worker thread at once, each taking the
- * next file from a shared counter, and leaves every result in the read and source caches, so
- * the (synchronous) build that follows finds them there. Best effort: a worker that cannot
- * start or fails leaves its files to the build, which reads and checks them as usual.
- */
-/**
- * Whether a worker thread may be used at all (before listing any file): only when asked for
- * (`parallel: true`) and the worker script is there. Not by default: measured on 2 cores, the
- * main thread's deserializing of the worker's located trees costs about what parsing them does,
- * so two threads took 20 % longer at 1,000 sources and as long at 10,000 (docs/performance.md).
+ * Whether a worker thread may be used at all (before listing any file): unless turned off
+ * (`parallel: false`), when the worker script is there.
  */
 export function parallelAllowed(parallel?: boolean): boolean {
-  return parallel === true && workerScript() !== undefined;
+  return parallel !== false && workerScript() !== undefined;
 }
 
-/** @returns how many files the worker thread checked. */
-export async function checkInParallel(
-  files: readonly string[],
-  host: CompilerHost,
-  reads: ReadCache,
-  sources: SourceCache,
-  parallel?: boolean,
-): Promise<number> {
-  if (!parallelAllowed(parallel) || files.length === 0) return 0;
+/**
+ * Below this many sources to check, a second thread costs more than it saves: it loads the
+ * compiler and yaml and warms its own JIT (about 150 ms on the machine of docs/performance.md)
+ * while this thread checks on, and this thread then parses what it sent. Measured there.
+ */
+export const PARALLEL_MIN_SOURCES = 2000;
+
+/** Whether `count` sources are worth a worker: always with `parallel: true`, else from the threshold. */
+export function worthAThread(count: number, parallel?: boolean): boolean {
+  return count > 0 && (parallel === true || (parallel === undefined && count >= PARALLEL_MIN_SOURCES));
+}
+
+/**
+ * Reads and checks `files` on this thread and on one worker thread at once, each taking the
+ * next file from a shared counter, and leaves every result in the source cache (and the
+ * worker's reads in the read cache, when given one), so the (synchronous) build that follows
+ * finds them there. Best effort: a worker that cannot start or fails leaves its files to the
+ * build, which reads and checks them as usual. Returns how many files the worker checked.
+ */
+export async function checkInParallel(files: readonly string[], host: CompilerHost, reads: ReadCache | undefined, sources: SourceCache): Promise<number> {
+  if (files.length === 0) return 0;
   const script = workerScript()!;
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const started = Date.now();
@@ -72,7 +76,7 @@ export async function checkInParallel(
     entries.forEach((r, i) => {
       const bytes = batch.bytes[i]!;
       // JSON has no Infinity: a file read without a trusted stamp comes back with `null`.
-      reads.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
+      reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
       sources.prime(r.file, bytes, unpackChecked(r.checked));
     });
     count += entries.length;
