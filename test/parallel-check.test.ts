@@ -7,6 +7,7 @@ import { createCompiler, nodeHost, type CompilerHost } from '../packages/compile
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
 import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
 import { generatePackage } from '../bench/generate.mjs';
+import { berrypack } from './support/cli.js';
 import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
 import { packChecked, unpackChecked } from '../packages/compiler/src/package/checked-wire.js';
 
@@ -104,6 +105,17 @@ describe('prepare on two threads', () => {
     const sources = a.files.filter((f) => f.endsWith('.md'));
     expect(sources).toHaveLength(N);
     for (const f of sources) expect(read.has(f), f).toBe(true);
+  });
+
+  it('berrypack build --no-parallel gives the same bundle', () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    const ids = [[], ['--no-parallel']].map((extra) => {
+      const r = berrypack(['build', manifest, '--out-dir', path.join(root, 'cli-out'), '--no-cache', '--json', ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    });
+    expect(ids[1]).toBe(ids[0]);
+    expect(berrypack(['build', '--help']).stdout).toContain('--no-parallel');
   });
 
   it('takes a thread by default only for a package large enough to pay for it', () => {
