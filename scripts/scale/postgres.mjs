@@ -55,7 +55,9 @@ export async function startPostgres(bin = findPostgres()) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-pg-'));
   const data = path.join(dir, 'data');
   const asOwner = (command, args) => {
-    const run = root ? spawnSync('runuser', ['-u', POSTGRES_USER, '--', command, ...args], { encoding: 'utf8' }) : spawnSync(command, args, { encoding: 'utf8' });
+    const run = root
+      ? spawnSync('runuser', ['-u', POSTGRES_USER, '--', command, ...args], { encoding: 'utf8' })
+      : spawnSync(command, args, { encoding: 'utf8' });
     if (run.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed: ${run.stderr || run.stdout}`);
     return run.stdout;
   };

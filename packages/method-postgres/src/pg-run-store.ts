@@ -77,10 +77,10 @@ export class PostgresRunStore implements RunStore {
 
   async writeMethod(method: CompiledMethod): Promise<void> {
     await this.db.init();
-    await this.db.query(
-      'INSERT INTO berrypack_method.runs (run_id, method) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET method = EXCLUDED.method',
-      [this.runId, JSON.stringify(method)],
-    );
+    await this.db.query('INSERT INTO berrypack_method.runs (run_id, method) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET method = EXCLUDED.method', [
+      this.runId,
+      JSON.stringify(method),
+    ]);
   }
 
   writeRecord(record: RunRecord): void {
@@ -126,7 +126,10 @@ export class PostgresRunStore implements RunStore {
     const value = this.local.saveFile(relative, bytes, format);
     const copy = Buffer.from(bytes);
     this.enqueue(() =>
-      this.db.query('INSERT INTO berrypack_method.files (path, body) VALUES ($1, $2) ON CONFLICT (path) DO UPDATE SET body = EXCLUDED.body', [value.path, copy]),
+      this.db.query('INSERT INTO berrypack_method.files (path, body) VALUES ($1, $2) ON CONFLICT (path) DO UPDATE SET body = EXCLUDED.body', [
+        value.path,
+        copy,
+      ]),
     );
     return value;
   }
