@@ -52,7 +52,9 @@ function freePort() {
 export async function startPostgres(bin = findPostgres()) {
   if (!bin) throw new Error('no PostgreSQL found (apt-get install postgresql, or set BERRYPACK_PG_BIN)');
   const root = process.getuid?.() === 0;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-pg-'));
+  // As root, a folder the PostgreSQL user can reach: a test runner's private TMPDIR (mode 0700,
+  // owned by root) is not.
+  const dir = mkdtempSync(path.join(root ? '/tmp' : os.tmpdir(), 'berrypack-pg-'));
   const data = path.join(dir, 'data');
   const asOwner = (command, args) => {
     const run = root

@@ -63,13 +63,24 @@ export class MethodWorker {
   }
 
   private async run(): Promise<void> {
-    let lastSweep = 0;
+    await Promise.all([this.take(), this.watch()]);
+  }
+
+  /** Looks for steps of dead workers on its own, so a busy worker still hands them on within a second. */
+  private async watch(): Promise<void> {
     while (!this.stopping) {
       try {
-        if (Date.now() - lastSweep >= (this.options.sweepMs ?? 1000)) {
-          lastSweep = Date.now();
-          await this.sweep();
-        }
+        await this.sweep();
+      } catch (error) {
+        this.log(`error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      await SLEEP(this.options.sweepMs ?? 1000);
+    }
+  }
+
+  private async take(): Promise<void> {
+    while (!this.stopping) {
+      try {
         const [job] = await this.boss!.fetch<StepJob>(STEP_QUEUE, { batchSize: 1 });
         if (!job) {
           await SLEEP(this.options.pollMs ?? 250);
