@@ -246,7 +246,10 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     const dir = dataDir('usage');
     const cases: [string[], string][] = [
       [['method'], ''],
-      [['method', 'launch', 'x'], 'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm or status (see berrypack method --help)\n'],
+      [
+        ['method', 'launch', 'x'],
+        'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm, status or worker (see berrypack method --help)\n',
+      ],
       [['method', 'run', FIXTURE], "berrypack method: Unexpected arguments without --data-dir DIR, expected the method's data folder\n"],
       [
         ['method', 'status', 'run-nope', '--data-dir', dir],

@@ -35,9 +35,13 @@ async function startWorkers(count, env) {
     mkdirSync(dir);
     const child = spawn(process.execPath, [BIN, 'method', 'worker', '--database', pg.url], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (d) => (err += d));
+    const lines = [];
+    child.stderr.on('data', (d) => {
+      err += d;
+      for (const line of String(d).split('\n')) if (line) lines.push({ at: Date.now(), line });
+    });
     const done = new Promise((resolve) => child.on('close', resolve));
-    started.push({ child, done, ready: () => err.includes('taking steps') });
+    started.push({ child, done, lines, ready: () => err.includes('taking steps') });
   }
   while (!started.every((w) => w.ready())) await sleep(50);
   workers.push(...started);
@@ -94,9 +98,14 @@ async function recovery() {
   }
   const killedAt = Date.now();
   list.find((w) => w.child.pid === victim.pid).child.kill('SIGKILL');
+  // The retry may not call the tool again (the scripted provider answers the step's next
+  // decision), so the other workers' own lines say when they took the step up.
   let retry;
   while (!retry) {
-    retry = events().find((e) => e.event === 'start' && e.part === victim.part && e.pid !== victim.pid);
+    retry = list
+      .filter((w) => w.child.pid !== victim.pid)
+      .flatMap((w) => w.lines)
+      .find((l) => l.at >= killedAt && l.line.endsWith(`/part_${victim.part}: started`));
     await sleep(20);
   }
   await stopWorkers(list.filter((w) => w.child.pid !== victim.pid));

@@ -22,6 +22,8 @@ export interface MethodWorkersResult {
   firstRunEvents: ToolEvent[];
   drain: { event: ToolEvent; sigtermAt: number; exit: number | null; output: string; events: ToolEvent[] };
   secondRun: RunView;
+  /** Every worker's `worker: step RUN/STEP: WHAT` line, with its pid and arrival time. */
+  steps: { pid: number; at: number; run: string; step: string; what: string }[];
   seconds: number;
 }
 export interface Claim {

@@ -21,10 +21,28 @@ function berrypack(args, cwd, env) {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
+  // A worker's stderr, line by line with the time each arrived: what it took up and finished.
+  const lines = [];
   child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
+  let partial = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+    const parts = (partial + d).split('\n');
+    partial = parts.pop();
+    for (const line of parts) if (line) lines.push({ pid: child.pid, at: Date.now(), line });
+  });
   const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
-  return { child, done, output: () => err };
+  return { child, done, output: () => err, lines };
+}
+
+/** `worker: step RUN/STEP: WHAT` lines of every worker, in order of arrival. */
+function stepLines(workers) {
+  return workers
+    .flatMap((w) => w.lines)
+    .map((l) => ({ ...l, match: /^worker: step ([^/]+)\/([a-z_]+): (.*)$/.exec(l.line) }))
+    .filter((l) => l.match)
+    .map((l) => ({ pid: l.pid, at: l.at, run: l.match[1], step: l.match[2], what: l.match[3] }))
+    .sort((a, b) => a.at - b.at);
 }
 
 async function until(what, test, ms = 120_000) {
@@ -66,6 +84,7 @@ export async function runMethodWorkersScenario({ stepMs = 1500 } = {}) {
   const log = path.join(root, 'tools.log');
   const env = { ...process.env, SCALE_LOG: log, SCALE_STEP_MS: String(stepMs), NO_COLOR: '1' };
   const workers = new Map();
+  const everyWorker = [];
   let n = 0;
   const startWorker = async () => {
     const dir = path.join(root, `worker-${++n}`);
@@ -73,6 +92,7 @@ export async function runMethodWorkersScenario({ stepMs = 1500 } = {}) {
     const w = berrypack(['method', 'worker', '--database', pg.url], dir, env);
     await until(`worker ${n} to start`, () => w.output().includes('taking steps'));
     workers.set(w.child.pid, w);
+    everyWorker.push(w);
     return w;
   };
   const dirFor = (name) => {
@@ -145,6 +165,7 @@ export async function runMethodWorkersScenario({ stepMs = 1500 } = {}) {
       firstRunEvents,
       drain: { event: drained, sigtermAt, exit: drainedExit.code, output: drainedExit.err, events: events.filter((e) => e.at >= secondStart) },
       secondRun,
+      steps: stepLines(everyWorker),
       seconds: (Date.now() - submitted) / 1000,
     };
   } finally {
@@ -177,11 +198,16 @@ export function checkMethodWorkers(r) {
   const parallel = lookups.some((a) => lookups.some((b) => a.pid !== b.pid && overlaps(a, b)));
   const serial = files.every((a) => files.every((b) => a === b || !overlaps(a, b)));
   const ends = (tool, part) => ev.filter((e) => e.tool === tool && e.event === 'end' && e.part === part);
-  const retried = ends('lookup', lookup.part);
+  // What the workers said: a step is finished when a worker reports its status (not `started`).
+  const firstRun = r.steps.filter((l) => l.run === r.first.runId);
+  const finished = (step) =>
+    firstRun.filter((l) => l.step === step && !['started'].includes(l.what) && !l.what.startsWith('recovered') && !l.what.startsWith('its worker'));
+  const lookupStep = `part_${lookup.part}`;
+  const retried = finished(lookupStep);
   const noteStarts = ev.filter((e) => e.tool === 'file' && e.event === 'start' && e.part === note.part);
-  const onceEach = ['a', 'b', 'c', 'd'].every((p) => ends('lookup', p).length === 1) && ['one', 'two'].every((p) => ends('file', p).length <= 1);
+  const onceEach = Object.keys(r.status.steps).every((step) => finished(step).length <= 1) && finished(lookupStep).length === 1;
   const drainEnd = r.drain.events.find((e) => e.event === 'end' && e.pid === r.drain.event.pid && e.part === r.drain.event.part);
-  const retryStart = ev.find((e) => e.tool === 'lookup' && e.event === 'start' && e.part === lookup.part && e.pid !== lookup.pid);
+  const retryStart = firstRun.find((l) => l.step === lookupStep && l.what === 'started' && l.pid !== lookup.pid && l.at >= killedLookupAt);
   return [
     {
       claim: 'independent steps ran on different workers at once',
@@ -195,8 +221,8 @@ export function checkMethodWorkers(r) {
     },
     {
       claim: 'a lookup (no changes) whose worker got SIGKILL ran again on another worker and completed once',
-      ok: retried.length === 1 && retried[0].pid !== lookup.pid && r.status.steps[`part_${lookup.part}`] === 'unchecked',
-      observed: `part_${lookup.part}: killed on ${lookup.pid}, completed on ${retried.map((e) => e.pid).join(', ') || 'none'}`,
+      ok: retried.length === 1 && retried[0].pid !== lookup.pid && r.status.steps[lookupStep] === 'unchecked',
+      observed: `${lookupStep}: killed on ${lookup.pid}, finished on ${retried.map((e) => `${e.pid} (${e.what})`).join(', ') || 'none'}`,
     },
     {
       claim: 'a note being filed (an external write) whose worker got SIGKILL was reported uncertain, not retried',
@@ -222,8 +248,10 @@ export function checkMethodWorkers(r) {
     },
     {
       claim: 'no step completed twice',
-      ok: onceEach,
-      observed: ['a', 'b', 'c', 'd'].map((p) => `part_${p} ${ends('lookup', p).length}`).join(', '),
+      ok: onceEach && ['a', 'b', 'c', 'd'].every((p) => ends('lookup', p).length <= 1),
+      observed: Object.keys(r.status.steps)
+        .map((step) => `${step} ${finished(step).length}`)
+        .join(', '),
     },
     {
       claim: 'a worker given SIGTERM mid-step finished that step, then exited 0; its run completed',
@@ -233,13 +261,16 @@ export function checkMethodWorkers(r) {
     {
       claim: "the killed worker's lookup was taken up again (recovery, reported)",
       ok: retryStart !== undefined,
-      observed: retryStart ? `${((retryStart.at - killedLookupAt) / 1000).toFixed(2)} s from SIGKILL to the retry's start` : 'no retry',
+      observed: retryStart ? `${((retryStart.at - killedLookupAt) / 1000).toFixed(2)} s from SIGKILL to another worker starting it` : 'no retry',
     },
   ];
 }
 
 /** Seconds from the lookup's SIGKILL to another worker starting it again. */
 export function recoverySeconds(r) {
-  const retry = r.firstRunEvents.find((e) => e.tool === 'lookup' && e.event === 'start' && e.part === r.killed.lookup.part && e.pid !== r.killed.lookup.pid);
+  const step = `part_${r.killed.lookup.part}`;
+  const retry = r.steps.find(
+    (l) => l.run === r.first.runId && l.step === step && l.what === 'started' && l.pid !== r.killed.lookup.pid && l.at >= r.killed.killedLookupAt,
+  );
   return retry ? (retry.at - r.killed.killedLookupAt) / 1000 : undefined;
 }
