@@ -31,6 +31,6 @@ export interface Claim {
   ok: boolean;
   observed: string;
 }
-export function runMethodWorkersScenario(options?: { stepMs?: number }): Promise<MethodWorkersResult>;
+export function runMethodWorkersScenario(options?: { stepMs?: number; writeMs?: number }): Promise<MethodWorkersResult>;
 export function checkMethodWorkers(r: MethodWorkersResult): Claim[];
 export function recoverySeconds(r: MethodWorkersResult): number | undefined;
