@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, w
 import path from 'node:path';
 import { sha256, writeAtomic } from './atomic-file.js';
 import { MethodError } from './method-error.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { FileValue, RunRecord } from './run-record.js';
 import type { RunStore, RunStores } from './run-store.js';
 import { readState, writeState, type StateSnapshot } from './state-files.js';

@@ -32,7 +32,7 @@ export {
 } from './step-executors.js';
 export { createProviderJudge, type HumanRequest, type JudgeRequest, type JudgeVerdict, type MethodHuman, type MethodJudge } from './judge.js';
 export { MethodError } from './method-error.js';
-export type { CheckSpec, CompiledMethod, CompiledStep, ConnectionType, DataType, Reference } from './method-types.js';
+export type { CheckSpec, CompiledMethod, CompiledStep, ConnectionType, DataType, Reference } from '@berrypack/compiler/method-types';
 export type {
   ChangeRecord,
   CheckRecord,

@@ -1,6 +1,6 @@
 import type { MethodExecutor } from './step-executors.js';
 import type { MethodHuman, MethodJudge } from './judge.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { RunRecord } from './run-record.js';
 import type { RunStore, RunStores } from './run-store.js';
 

@@ -7,7 +7,7 @@ import { accessProblem } from './access.js';
 import { describe, list, typeProblem } from './data-values.js';
 import { isMissingOutput, localsOf, recordOutputs, responseOutputs } from './step-invocation.js';
 import { MethodError } from './method-error.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import { createContext, type MethodHostOptions, type RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type ItemRecord, type MethodRun, type RunRecord } from './run-record.js';
 import { FileRunStore, fileRunStores } from './file-run-store.js';

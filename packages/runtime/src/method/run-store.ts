@@ -1,4 +1,4 @@
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { FileValue, RunRecord } from './run-record.js';
 import type { StateSnapshot } from './state-files.js';
 

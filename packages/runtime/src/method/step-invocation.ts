@@ -4,7 +4,7 @@ import { runCheck } from './checks.js';
 import { isFileContent, list, recordProblem, typeProblem } from './data-values.js';
 import type { StepChange, StepRequest } from './step-executors.js';
 import { MethodError } from './method-error.js';
-import { elementType, type CompiledStep, type DataType } from './method-types.js';
+import { elementType, type CompiledStep, type DataType } from '@berrypack/compiler/method-types';
 import { substitute } from './resolve.js';
 import { connectionsOf } from './access.js';
 import type { RunContext } from './run-context.js';
