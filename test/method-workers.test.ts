@@ -7,7 +7,7 @@ import { postgresOrSkip } from './support/postgres.js';
 
 const available = postgresOrSkip('method runs on PostgreSQL') !== undefined;
 
-describe.skipIf(!available)('method runs shared by workers on PostgreSQL', () => {
+describe.skipIf(!available)('MTH-18: method runs shared by workers on PostgreSQL', () => {
   let claims: Claim[];
   beforeAll(async () => {
     claims = checkMethodWorkers(await runMethodWorkersScenario());

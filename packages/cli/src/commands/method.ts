@@ -304,7 +304,6 @@ function itemOption(values: Values): number | undefined {
 function only(values: Values, sub: string, allowed: readonly string[]): void {
   for (const name of Object.keys(OPTIONS)) {
     if (name === 'data-dir' || allowed.includes(name) || values[name] === undefined) continue;
-    if (name === 'database' && sub === 'worker') continue;
     throw new UsageError(`Unexpected --${name} for \`method ${sub}\`${allowed.length > 0 ? `, expected ${allowed.map((a) => `--${a}`).join(', ')}` : ''}`);
   }
 }

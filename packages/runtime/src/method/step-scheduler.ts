@@ -32,13 +32,14 @@ export class MethodRunner {
     this.context.persist();
     for (;;) {
       if (!this.halted) {
-        for (const key of readySteps(method, record, held)) {
+        // Readiness is decided step by step as the loop goes: a step started here may finish
+        // (skipped, stopped) synchronously and make a later one ready, or halt the run.
+        for (const key of method.order) {
           if (this.halted) break;
-          if (running.has(key)) continue;
+          if (running.has(key) || !stepReady(method, record, key, held)) continue;
           const step = method.steps[key]!;
           const rec = record.steps[key]!;
           const targets = targetsOf(step);
-          if (targets.some((t) => held.has(t))) continue;
           for (const t of targets) held.add(t);
           const task = this.runStep(step, rec)
             .catch((error: unknown) => this.abandon(rec, error))
@@ -185,13 +186,15 @@ export class MethodRunner {
  * dependency done, and no state or connection target in `held` (targets of running steps).
  */
 export function readySteps(method: CompiledMethod, record: RunRecord, held: ReadonlySet<string>): string[] {
-  return method.order.filter((key) => {
-    const rec = record.steps[key]!;
-    if (rec.status !== 'pending' && rec.status !== 'checking') return false;
-    const step = method.steps[key]!;
-    if (!step.dependsOn.every((d) => DONE_STATUSES.includes(record.steps[d]!.status))) return false;
-    return !targetsOf(step).some((t) => held.has(t));
-  });
+  return method.order.filter((key) => stepReady(method, record, key, held));
+}
+
+function stepReady(method: CompiledMethod, record: RunRecord, key: string, held: ReadonlySet<string>): boolean {
+  const rec = record.steps[key]!;
+  if (rec.status !== 'pending' && rec.status !== 'checking') return false;
+  const step = method.steps[key]!;
+  if (!step.dependsOn.every((d) => DONE_STATUSES.includes(record.steps[d]!.status))) return false;
+  return !targetsOf(step).some((t) => held.has(t));
 }
 
 /** An `each` step's status from its items; when all are done, each output becomes a list (MTH-11). */
