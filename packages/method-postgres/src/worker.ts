@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
-import { reconcileStep, runQueuedStep, targetsOf, type MethodHostOptions, type RunRecord } from '@berrypack/runtime/method';
+import { reconcileStep, runQueuedStep, targetsOf, type CompiledMethod, type MethodHostOptions, type RunRecord } from '@berrypack/runtime/method';
 import { Database, lock, tryLock, unlock } from './database.js';
 import { advanceRun, sendStep, startBoss, STEP_QUEUE, type StepJob } from './queue.js';
 import { PostgresRunStore } from './pg-run-store.js';
@@ -156,13 +156,11 @@ export class MethodWorker {
         after = 'advance';
         return false;
       }
-      const { rows: methods } = await client.query<{ method: { steps: Record<string, Parameters<typeof targetsOf>[0]> } }>(
-        'SELECT method FROM berrypack_method.runs WHERE run_id = $1',
-        [runId],
-      );
-      for (const target of targetsOf(methods[0]!.method.steps[step]!)) {
-        // A state is one file shared by every run of the data folder; a connection is the run's.
-        const name = target.startsWith('state.') ? `state:${target}` : `connection:${runId}:${target}`;
+      const { rows: methods } = await client.query<{ method: CompiledMethod }>('SELECT method FROM berrypack_method.runs WHERE run_id = $1', [runId]);
+      const method = methods[0]!.method;
+      for (const target of targetsOf(method.steps[step]!)) {
+        // A state is one file shared by every run of the data folder (locked by its `file`); a connection is the run's.
+        const name = target.startsWith('state.') ? `state-file:${method.state[target.slice('state.'.length)]!.file}` : `connection:${runId}:${target}`;
         if (await tryLock(client, name)) targetLocks.push(name);
         else {
           for (const taken of targetLocks.splice(0)) await unlock(client, taken);
