@@ -246,8 +246,19 @@ describe('berrypack method (the real bin, MTH-18)', () => {
     const dir = dataDir('usage');
     const cases: [string[], string][] = [
       [['method'], ''],
-      [['method', 'launch', 'x'], 'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm or status (see berrypack method --help)\n'],
+      [
+        ['method', 'launch', 'x'],
+        'berrypack method: Unexpected subcommand `launch`, expected run, resume, confirm, status or worker (see berrypack method --help)\n',
+      ],
       [['method', 'run', FIXTURE], "berrypack method: Unexpected arguments without --data-dir DIR, expected the method's data folder\n"],
+      [
+        ['method', 'worker', '--data-dir', dir],
+        'berrypack method: Unexpected `method worker` without --database URL, expected the PostgreSQL database the runs are in\n',
+      ],
+      [
+        ['method', 'worker', 'x', '--database', 'postgres://127.0.0.1:1/x'],
+        'berrypack method: Unexpected 1 arguments, expected none (see berrypack method --help)\n',
+      ],
       [
         ['method', 'status', 'run-nope', '--data-dir', dir],
         `berrypack method: Unexpected run id \`run-nope\`: no method.json in ${path.join(dir, 'runs', 'run-nope')}\n`,
@@ -257,7 +268,7 @@ describe('berrypack method (the real bin, MTH-18)', () => {
         ['method', 'confirm', 'run-x', '--data-dir', dir, '--step', 'a', '--redo', '--response', 'x'],
         "berrypack method: Unexpected a response with --redo, expected the step's outputs only with --done\n",
       ],
-      [['method', 'status', 'run-x', '--data-dir', dir, '--script', 'x'], 'berrypack method: Unexpected --script for `method status`\n'],
+      [['method', 'status', 'run-x', '--data-dir', dir, '--script', 'x'], 'berrypack method: Unexpected --script for `method status`, expected --database\n'],
       [
         ['method', 'resume', 'run-x', '--data-dir', dir, '--step', 'a'],
         'berrypack method: Unexpected --step without a response (or a response without --step), expected --step KEY with --response TEXT or --response-json VALUE\n',

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkMethod, hasErrors, isMethodFile, sortDiagnostics } from '@berrypack/compiler';
-import { confirmStep, MethodError, methodStatus, readMethodRun, resumeMethod, runMethod, type MethodHostOptions } from '@berrypack/runtime';
+import { confirmStep, MethodError, methodStatus, resumeMethod, runMethod, type MethodHostOptions } from '@berrypack/runtime';
+import type { RunStores } from '@berrypack/runtime/method';
 import type { CliIo } from '../io.js';
 import { outputFormat, parse, stringOption, type ParsedArgs } from '../options.js';
 import { relativize } from '../output/relativize.js';
@@ -10,16 +11,18 @@ import { EMPTY_CONFIG, readRuntimeYaml } from '../runtime-yaml.js';
 import { UsageError } from '../usage-error.js';
 import type { RuntimeConfig } from '@berrypack/runtime/config';
 import { cliExecutor, jsonArgument, jsonObject, readCliMeta, readScript, type CliMeta } from './method-config.js';
+import { openDatabase, recordedMeta, untilSettled, workerCommand, type OpenDatabase } from './method-database.js';
 import { configuredConnections, configuredExecutor } from './method-host.js';
 import { printMethodReport, reportOf } from './method-report.js';
 
 export const METHOD_HELP = `Usage: berrypack method run FILE --data-dir DIR [--inputs JSON|@FILE] [--environment JSON|@FILE]
-                           [--script FILE] [--config FILE] [--json]
+                           [--script FILE] [--config FILE] [--database URL] [--json]
        berrypack method resume RUN_ID --data-dir DIR [--step KEY (--response TEXT | --response-json VALUE)
                            [--item N]] [--script FILE] [--environment JSON|@FILE] [--config FILE] [--json]
        berrypack method confirm RUN_ID --data-dir DIR --step KEY (--done [--response TEXT | --response-json VALUE]
                            | --redo) [--item N] [--script FILE] [--environment JSON|@FILE] [--config FILE] [--json]
        berrypack method status RUN_ID --data-dir DIR [--json]
+       berrypack method worker --database URL [--data-dir DIR] [--script FILE] [--environment JSON|@FILE] [--config FILE]
 
 Runs a method/2 document (check it with \`berrypack check FILE\`). DIR is the method's data folder:
 its state files, and runs/RUN_ID/ with each run's record and files. runtime.yaml beside FILE
@@ -29,6 +32,10 @@ tools (docs/methods.md). Offline, \`do\` steps go to the embedded scripted provi
 leaves the run needing attention until \`resume --step KEY --response …\`; an uncertain step
 (a change interrupted mid-flight) waits for \`confirm --done --response-json OUTPUTS | --redo\`. resume and confirm reuse
 the run's --script, --environment and runtime.yaml unless given again.
+With --database URL (or runtime.yaml's \`database\`) runs live in PostgreSQL and their steps are
+run by \`berrypack method worker\` processes on any machine (docs/scale.md); run, resume and confirm
+then wait until the workers have taken the run as far as it goes. DIR defaults to
+.berrypack/method-data (this machine's copy of the data folder).
 Exit 0 when the run completed or needs attention, 1 when it failed or FILE has errors, 2 on usage errors.
 `;
 
@@ -41,31 +48,52 @@ export async function methodCommand(args: string[], io: CliIo): Promise<number> 
     return sub === undefined ? 2 : 0;
   }
   const action = ACTIONS[sub];
-  if (!action) throw new UsageError(`Unexpected subcommand \`${sub}\`, expected run, resume, confirm or status (see berrypack method --help)`);
+  if (!action) throw new UsageError(`Unexpected subcommand \`${sub}\`, expected run, resume, confirm, status or worker (see berrypack method --help)`);
   const { values, positionals } = parse(rest, OPTIONS);
   if (values.help) {
     io.stdout.write(METHOD_HELP);
     return 0;
   }
-  if (positionals.length !== 1)
-    throw new UsageError(`Unexpected ${positionals.length} arguments, expected exactly one ${sub === 'run' ? 'FILE' : 'RUN_ID'} (see berrypack method --help)`);
-  const dataDirArg = stringOption(values, 'data-dir');
+  const expected = sub === 'worker' ? 0 : 1;
+  if (positionals.length !== expected)
+    throw new UsageError(
+      `Unexpected ${positionals.length} arguments, expected ${sub === 'worker' ? 'none' : `exactly one ${sub === 'run' ? 'FILE' : 'RUN_ID'}`} (see berrypack method --help)`,
+    );
+  const dataDirArg =
+    stringOption(values, 'data-dir') ?? (values['database'] === undefined && sub !== 'worker' && sub !== 'run' ? undefined : DATABASE_DATA_DIR);
   if (dataDirArg === undefined) throw new UsageError("Unexpected arguments without --data-dir DIR, expected the method's data folder");
-  const context: ActionContext = { io, values, target: positionals[0]!, dataDir: path.resolve(io.cwd, dataDirArg), json: outputFormat(values) === 'json' };
+  const context: ActionContext = {
+    io,
+    values,
+    target: positionals[0] ?? '',
+    dataDir: path.resolve(io.cwd, dataDirArg),
+    json: outputFormat(values) === 'json',
+    dataDirGiven: values['data-dir'] !== undefined,
+  };
+  const database = stringOption(values, 'database');
+  if (database !== undefined) context.database = await openDatabase(database, context.dataDir);
   try {
     return await action(context);
   } catch (error) {
     if (error instanceof MethodError) throw new UsageError(error.message);
     throw error;
+  } finally {
+    await context.database?.close();
   }
 }
 
-interface ActionContext {
+/** With a database, this machine's copy of the data folder when --data-dir is not given. */
+const DATABASE_DATA_DIR = '.berrypack/method-data';
+
+export interface ActionContext {
   io: CliIo;
   values: Values;
   target: string;
   dataDir: string;
   json: boolean;
+  dataDirGiven: boolean;
+  /** `--database URL` (or, for run, runtime.yaml's `database`): runs in PostgreSQL. */
+  database?: OpenDatabase;
 }
 
 const OPTIONS = {
@@ -80,11 +108,12 @@ const OPTIONS = {
   item: { type: 'string' },
   done: { type: 'boolean' },
   redo: { type: 'boolean' },
+  database: { type: 'string' },
 } as const;
 
 const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   async run(c) {
-    only(c.values, 'run', ['inputs', 'environment', 'script', 'config']);
+    only(c.values, 'run', ['inputs', 'environment', 'script', 'config', 'database']);
     const file = path.resolve(c.io.cwd, c.target);
     if (!isMethodFile(file)) throw new UsageError(`Unexpected FILE ${c.target}, expected a method document (*.method.yaml, *.method.yml or *.method.json)`);
     let bytes: Buffer;
@@ -130,9 +159,11 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     for (const [name, declaration] of Object.entries(method.inputs)) {
       if (declaration.type === 'file' && typeof inputs[name] === 'string') inputs[name] = path.resolve(c.io.cwd, inputs[name]);
     }
+    if (!c.database && settings.config.database !== undefined) c.database = await openDatabase(settings.config.database, c.dataDir);
+    if (!c.database && !c.dataDirGiven) throw new UsageError("Unexpected arguments without --data-dir DIR, expected the method's data folder");
     const host = await hostOptions(c, settings.file === undefined ? {} : { config: settings.file }, settings.config);
     try {
-      const run = await runMethod(method, { ...host.options, inputs, meta: { cli: host.meta } });
+      const run = await untilSettled(c, await runMethod(method, { ...host.options, inputs, meta: { cli: host.meta } }));
       return printMethodReport(c.io, c.json, reportOf(run, diagnostics), shown(c));
     } finally {
       await host.close();
@@ -140,7 +171,7 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   },
 
   async resume(c) {
-    only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment', 'config']);
+    only(c.values, 'resume', ['step', 'response', 'response-json', 'item', 'script', 'environment', 'config', 'database']);
     const step = stringOption(c.values, 'step');
     const response = responseOption(c);
     if ((step === undefined) !== (response === undefined))
@@ -151,11 +182,14 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     const item = itemOption(c.values);
     const host = await recordedHost(c);
     try {
-      const run = await resumeMethod(c.target, {
-        ...host.options,
-        ...(step === undefined ? {} : { step, response: response!.value }),
-        ...(item === undefined ? {} : { item }),
-      });
+      const run = await untilSettled(
+        c,
+        await resumeMethod(c.target, {
+          ...host.options,
+          ...(step === undefined ? {} : { step, response: response!.value }),
+          ...(item === undefined ? {} : { item }),
+        }),
+      );
       return printMethodReport(c.io, c.json, reportOf(run), shown(c));
     } finally {
       await host.close();
@@ -163,7 +197,7 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   },
 
   async confirm(c) {
-    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment', 'config']);
+    only(c.values, 'confirm', ['step', 'done', 'redo', 'response', 'response-json', 'item', 'script', 'environment', 'config', 'database']);
     const step = stringOption(c.values, 'step');
     if (step === undefined) throw new UsageError('Unexpected confirm without --step KEY');
     if ((c.values['done'] === true) === (c.values['redo'] === true)) throw new UsageError('Unexpected arguments, expected exactly one of --done or --redo');
@@ -173,13 +207,16 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
     const item = itemOption(c.values);
     const host = await recordedHost(c);
     try {
-      const run = await confirmStep(c.target, {
-        ...host.options,
-        step,
-        decision: c.values['done'] === true ? 'done' : 'redo',
-        ...(response === undefined ? {} : { response: response.value }),
-        ...(item === undefined ? {} : { item }),
-      });
+      const run = await untilSettled(
+        c,
+        await confirmStep(c.target, {
+          ...host.options,
+          step,
+          decision: c.values['done'] === true ? 'done' : 'redo',
+          ...(response === undefined ? {} : { response: response.value }),
+          ...(item === undefined ? {} : { item }),
+        }),
+      );
       return printMethodReport(c.io, c.json, reportOf(run), shown(c));
     } finally {
       await host.close();
@@ -187,11 +224,27 @@ const ACTIONS: Record<string, (c: ActionContext) => Promise<number>> = {
   },
 
   async status(c) {
-    only(c.values, 'status', []);
-    const run = await methodStatus(c.target, { dataDir: c.dataDir });
+    only(c.values, 'status', ['database']);
+    const run = await methodStatus(c.target, { dataDir: c.dataDir, ...storesOf(c) });
     return printMethodReport(c.io, c.json, reportOf(run), shown(c));
   },
+
+  async worker(c) {
+    only(c.values, 'worker', ['script', 'environment', 'config', 'database']);
+    if (!c.database) throw new UsageError('Unexpected `method worker` without --database URL, expected the PostgreSQL database the runs are in');
+    return workerCommand(c, async (recorded) => {
+      const configArg = stringOption(c.values, 'config') ?? recorded.config;
+      const settings = configArg === undefined ? undefined : readRuntimeYaml(c.io.cwd, c.io.cwd, configArg);
+      if (settings && !settings.ok) throw new UsageError(settings.error.message);
+      const host = await hostOptions(c, recorded, settings?.config ?? EMPTY_CONFIG);
+      return { options: host.options, close: host.close };
+    });
+  },
 };
+
+function storesOf(c: ActionContext): { stores?: RunStores } {
+  return c.database ? { stores: c.database.stores } : {};
+}
 
 /**
  * Executor, judge and environment from the options, else from what the run recorded: `--script`
@@ -212,7 +265,7 @@ async function hostOptions(
     (script === undefined ? configuredExecutor(config, process.env) : undefined) ?? cliExecutor(script === undefined ? undefined : readScript(script));
   const connections = await configuredConnections(config, process.env);
   return {
-    options: { dataDir: c.dataDir, executor, judge, environment: { ...connections.environment, ...environment?.value } },
+    options: { dataDir: c.dataDir, executor, judge, environment: { ...connections.environment, ...environment?.value }, ...storesOf(c) },
     meta: {
       ...(script === undefined ? {} : { script }),
       ...(environment ? { environment: environment.recorded } : {}),
@@ -224,7 +277,7 @@ async function hostOptions(
 
 /** resume and confirm: the runtime.yaml the run recorded (or `--config`), and the rest as hostOptions. */
 async function recordedHost(c: ActionContext): Promise<{ options: MethodHostOptions; close(): Promise<void> }> {
-  const recorded = readCliMeta(readMethodRun(c.target, { dataDir: c.dataDir }).record.meta);
+  const recorded = readCliMeta(await recordedMeta(c));
   const configArg = stringOption(c.values, 'config') ?? recorded.config;
   const settings = configArg === undefined ? undefined : readRuntimeYaml(c.io.cwd, c.io.cwd, configArg);
   if (settings && !settings.ok) throw new UsageError(settings.error.message);

@@ -14,6 +14,10 @@ export type { RunStore, RunStores } from './run-store.js';
 export { FileRunStore, checkRunId, fileRunStores } from './file-run-store.js';
 export type { StateSnapshot } from './state-files.js';
 export { sha256, writeAtomic } from './atomic-file.js';
+export { runQueuedStep, settleQueuedRun } from './worker-steps.js';
+export { readySteps } from './step-scheduler.js';
+export { reconcileStep, runStatus, viewOf } from './run-view.js';
+export { targetsOf } from './access.js';
 export type { MethodHostOptions } from './run-context.js';
 export {
   createProviderExecutor,

@@ -52,6 +52,7 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
   const store = stores.open(options.runId ?? `run-${randomUUID()}`);
   if (await store.exists()) throw new MethodError('run-exists', `Unexpected run id \`${store.runId}\`, which already exists in ${store.location}`);
   const release = await store.lock();
+  let outcome: MethodRun | undefined;
   try {
     const now = new Date().toISOString();
     const record: RunRecord = {
@@ -81,24 +82,29 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
       return viewOf(method, record, false);
     }
     context.persist();
-    return await proceed(stores, context, new MethodRunner(context));
+    outcome = await proceed(stores, context, new MethodRunner(context));
   } finally {
     await release();
   }
+  return outcome ?? (await dispatched(stores, store));
 }
 
-/** Drives the run here, or (a store with workers) hands it to them and reports it running. */
-async function proceed(stores: RunStores, context: RunContext, runner: MethodRunner): Promise<MethodRun> {
-  const { method, record } = context;
-  if (!stores.dispatch) {
-    await runner.drive();
-    await context.flush();
-    return viewOf(method, record, false);
-  }
+/**
+ * Drives the run here; with a store that has workers, makes what changed durable and returns
+ * undefined: the caller hands the run to them (`dispatched`) once it has released the run.
+ */
+async function proceed(stores: RunStores, context: RunContext, runner: MethodRunner): Promise<MethodRun | undefined> {
+  if (!stores.dispatch) await runner.drive();
   await context.flush();
-  await stores.dispatch(record.runId);
-  const settled = await context.store.readRecord();
-  return viewOf(method, settled, settled.status === 'running');
+  return stores.dispatch ? undefined : viewOf(context.method, context.record, false);
+}
+
+/** Queues the run's ready steps for the workers and reports it as the store has it now. */
+async function dispatched(stores: RunStores, store: RunStore): Promise<MethodRun> {
+  await stores.dispatch!(store.runId);
+  const method = await store.readMethod();
+  const record = await store.readRecord();
+  return viewOf(method, record, record.status === 'running');
 }
 
 function storesOf(options: MethodHostOptions): RunStores {
@@ -240,6 +246,7 @@ async function withRun(
   const store: RunStore = stores.open(runId);
   if (!(await store.exists())) throw new MethodError('unknown-run', `Unexpected run id \`${runId}\`: no run in ${store.location}`);
   const release = await store.lock();
+  let outcome: MethodRun | undefined;
   try {
     const method = await store.readMethod();
     const record = await store.readRecord();
@@ -257,10 +264,11 @@ async function withRun(
     if (problem) throw new MethodError(problem.code, problem.message);
     const runner = new MethodRunner(context);
     await act(context, runner);
-    return await proceed(stores, context, runner);
+    outcome = await proceed(stores, context, runner);
   } finally {
     await release();
   }
+  return outcome ?? (await dispatched(stores, store));
 }
 
 function stepOf(method: CompiledMethod, key: string): CompiledMethod['steps'][string] {

@@ -14,29 +14,33 @@ const INTERRUPTED_CHECK = "the run was interrupted while this step's check ran; 
  * not finish keeps `checking`: only the check runs again.
  */
 export function reconcile(method: CompiledMethod, record: RunRecord): void {
-  for (const [key, rec] of Object.entries(record.steps)) {
-    const step = method.steps[key]!;
-    const invocations: InvocationRecord[] = rec.items ?? [rec];
-    for (const inv of invocations) {
-      if (inv.status !== 'running') continue;
-      // A tool call cut short by the crash: a write may have happened, a read did nothing lasting.
-      for (const call of inv.calls ?? []) {
-        if (call.status !== 'running') continue;
-        call.status = call.write ? 'uncertain' : 'failed';
-        call.error = { code: 'interrupted', message: 'the run was interrupted before the tool answered' };
-      }
-      if (step.changes.length > 0) {
-        inv.status = 'uncertain';
-        inv.reason = `step \`${key}\`${rec.items ? ` (item ${(inv as InvocationRecord & { index?: number }).index})` : ''} changes ${step.changes.map((c) => `\`${c.text}\``).join(', ')}; it was started at ${inv.startedAt ?? 'an unknown time'} and recorded no outcome, so the change may or may not have happened. Confirm with --done if it happened (its check runs on what is there now), or --redo to run it again`;
-      } else {
-        inv.status = 'pending';
-        inv.reason = INTERRUPTED;
-      }
+  for (const key of Object.keys(record.steps)) reconcileStep(method, record, key);
+}
+
+/** `reconcile` for one step (a worker recovers the step of a worker that died). */
+export function reconcileStep(method: CompiledMethod, record: RunRecord, key: string): void {
+  const rec = record.steps[key]!;
+  const step = method.steps[key]!;
+  const invocations: InvocationRecord[] = rec.items ?? [rec];
+  for (const inv of invocations) {
+    if (inv.status !== 'running') continue;
+    // A tool call cut short by the crash: a write may have happened, a read did nothing lasting.
+    for (const call of inv.calls ?? []) {
+      if (call.status !== 'running') continue;
+      call.status = call.write ? 'uncertain' : 'failed';
+      call.error = { code: 'interrupted', message: 'the run was interrupted before the tool answered' };
     }
-    if (rec.items && rec.status === 'running') {
-      const has = (s: InvocationRecord['status']): boolean => rec.items!.some((i) => i.status === s);
-      rec.status = has('failed') ? 'failed' : has('uncertain') ? 'uncertain' : has('waiting') ? 'waiting' : 'pending';
+    if (step.changes.length > 0) {
+      inv.status = 'uncertain';
+      inv.reason = `step \`${key}\`${rec.items ? ` (item ${(inv as InvocationRecord & { index?: number }).index})` : ''} changes ${step.changes.map((c) => `\`${c.text}\``).join(', ')}; it was started at ${inv.startedAt ?? 'an unknown time'} and recorded no outcome, so the change may or may not have happened. Confirm with --done if it happened (its check runs on what is there now), or --redo to run it again`;
+    } else {
+      inv.status = 'pending';
+      inv.reason = INTERRUPTED;
     }
+  }
+  if (rec.items && rec.status === 'running') {
+    const has = (s: InvocationRecord['status']): boolean => rec.items!.some((i) => i.status === s);
+    rec.status = has('failed') ? 'failed' : has('uncertain') ? 'uncertain' : has('waiting') ? 'waiting' : 'pending';
   }
 }
 

@@ -1,10 +1,10 @@
 import { failure, toCallError } from '../errors.js';
 import { answerAsk, checkInvocation, finishInvocation, invokeAsk, invokeDo, localsOf, type Invocation } from './step-invocation.js';
-import type { CompiledStep } from '@berrypack/compiler/method-types';
+import type { CompiledMethod, CompiledStep } from '@berrypack/compiler/method-types';
 import { MissingValue, resolveReference, type Resolution, type ResolveScope } from './resolve.js';
 import { targetsOf } from './access.js';
 import type { RunContext } from './run-context.js';
-import { DONE_STATUSES, type InvocationRecord, type StepRecord } from './run-record.js';
+import { DONE_STATUSES, type InvocationRecord, type RunRecord, type StepRecord } from './run-record.js';
 import { settle } from './run-view.js';
 
 /** Items of one `each` step in flight at once, when they touch no shared target. */
@@ -32,14 +32,14 @@ export class MethodRunner {
     this.context.persist();
     for (;;) {
       if (!this.halted) {
+        // Readiness is decided step by step as the loop goes: a step started here may finish
+        // (skipped, stopped) synchronously and make a later one ready, or halt the run.
         for (const key of method.order) {
           if (this.halted) break;
+          if (running.has(key) || !stepReady(method, record, key, held)) continue;
           const step = method.steps[key]!;
           const rec = record.steps[key]!;
-          if (running.has(key) || (rec.status !== 'pending' && rec.status !== 'checking')) continue;
-          if (!step.dependsOn.every((d) => DONE_STATUSES.includes(record.steps[d]!.status))) continue;
           const targets = targetsOf(step);
-          if (targets.some((t) => held.has(t))) continue;
           for (const t of targets) held.add(t);
           const task = this.runStep(step, rec)
             .catch((error: unknown) => this.abandon(rec, error))
@@ -70,6 +70,13 @@ export class MethodRunner {
     await answerAsk(this.context, invocation, response);
     if (step.each) aggregateItems(this.context, step, rec);
     this.haltOn(rec);
+  }
+
+  /** One step, as a worker runs it (docs/scale.md): what `drive` does for it, then nothing else. */
+  async runOne(key: string): Promise<void> {
+    const step = this.context.method.steps[key]!;
+    const rec = this.context.record.steps[key]!;
+    await this.runStep(step, rec).catch((error: unknown) => this.abandon(rec, error));
   }
 
   private async runStep(step: CompiledStep, rec: StepRecord): Promise<void> {
@@ -172,6 +179,22 @@ export class MethodRunner {
     if (error instanceof MissingValue) finishInvocation(this.context, rec, 'stopped', { reason: error.message });
     else finishInvocation(this.context, rec, 'failed', { error: toCallError(error) });
   }
+}
+
+/**
+ * Steps that may start now, in document order: pending (or with a check to finish), every
+ * dependency done, and no state or connection target in `held` (targets of running steps).
+ */
+export function readySteps(method: CompiledMethod, record: RunRecord, held: ReadonlySet<string>): string[] {
+  return method.order.filter((key) => stepReady(method, record, key, held));
+}
+
+function stepReady(method: CompiledMethod, record: RunRecord, key: string, held: ReadonlySet<string>): boolean {
+  const rec = record.steps[key]!;
+  if (rec.status !== 'pending' && rec.status !== 'checking') return false;
+  const step = method.steps[key]!;
+  if (!step.dependsOn.every((d) => DONE_STATUSES.includes(record.steps[d]!.status))) return false;
+  return !targetsOf(step).some((t) => held.has(t));
 }
 
 /** An `each` step's status from its items; when all are done, each output becomes a list (MTH-11). */

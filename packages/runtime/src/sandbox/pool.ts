@@ -1,26 +1,21 @@
+/**
+ * The host side of the sandbox: a few worker threads, each running many invocations, started
+ * on demand, replaced when one dies. Invocations of one memory budget share a worker
+ * (shared-memory.ts); each gets a wall-clock timer here and is answered through host-bridge.ts.
+ */
 import { Worker } from 'node:worker_threads';
+import { checkInvocation, fail, toInvokeMessage, toJsonText } from './check-invocation.js';
 import { GUEST_RUNNER_SOURCE } from './guest-runner.js';
-import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
-import type { FromWorker, GuestOp, InvokeMessage, RawResult, ToWorker, WorkerData } from './protocol.js';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
-import { locateImport, mapStack } from './source-map.js';
+import { answerCall, answerOp, toSandboxResult, type BridgeCall } from './host-bridge.js';
+import type { FromWorker, ToWorker, WorkerData } from './protocol.js';
+import type { Sandbox, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
+import { Watchdog } from './watchdog.js';
 import { workerAssets, type WorkerAssets } from './worker-assets.js';
 
-/**
- * The interrupt handler runs thousands of times a second while guest code runs, so a slice
- * still running this long after its deadline means the engine stopped polling it; only
- * then is the worker (and every routine in it) terminated.
- */
-const WATCHDOG_GRACE_MS = 2000;
-const WATCHDOG_INTERVAL_MS = 250;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-interface Active {
-  id: number;
-  invocation: SandboxInvocation;
-  host: SandboxHost;
+interface Active extends BridgeCall {
   slot: Slot;
-  tools: Set<string>;
   resolve: (result: SandboxResult) => void;
   timer: NodeJS.Timeout | undefined;
   done: boolean;
@@ -30,7 +25,7 @@ interface Active {
 
 /**
  * Invocations that share a memory budget (one execution): they all run in one worker, which
- * accounts their VMs together (worker.ts). The entry lives while any of them does.
+ * accounts their VMs together (shared-memory.ts). The entry lives while any of them does.
  */
 interface Budget {
   key: string;
@@ -48,60 +43,16 @@ interface Slot {
   dead: boolean;
 }
 
-function fail(code: SandboxErrorCode, message: string): SandboxResult {
-  return { ok: false, error: { code, message } };
-}
-
-/** What a host tool failure looks like to the guest: a code and a message, nothing else of the host's. */
-function hostFailure(e: unknown, fallback: string): { code: string; message: string } {
-  if (e !== null && typeof e === 'object') {
-    const r = e as { code?: unknown; message?: unknown };
-    return {
-      code: typeof r.code === 'string' ? r.code : 'failed',
-      message: typeof r.message === 'string' ? r.message : fallback,
-    };
-  }
-  return { code: 'failed', message: typeof e === 'string' ? e : fallback };
-}
-
-/** JSON text of a host value for the guest, or a failure when it has none. */
-function toJsonText(value: unknown): { ok: true; text: string | undefined } | { ok: false; code: string; message: string } {
-  if (value === undefined) return { ok: true, text: undefined };
-  try {
-    const text: unknown = JSON.stringify(value);
-    if (typeof text === 'string' && !jsonDepthExceeds(text)) return { ok: true, text };
-  } catch {
-    // fall through: cycles and BigInts are not JSON either
-  }
-  return { ok: false, code: 'not-json', message: `the value is not JSON (or nests deeper than ${MAX_JSON_DEPTH} levels)` };
-}
-
-function checkInvocation(inv: SandboxInvocation): SandboxResult | undefined {
-  const paths = new Set<string>();
-  for (const m of inv.modules) {
-    if (typeof m.path !== 'string' || typeof m.source !== 'string') return fail('load', 'every module needs a path and a source');
-    if (paths.has(m.path)) return fail('load', `module '${m.path}' is given twice`);
-    paths.add(m.path);
-  }
-  if (!paths.has(inv.entry)) return fail('load', `the entry '${inv.entry}' is not one of the modules`);
-  for (const key of ['cpuMs', 'memoryBytes', 'timeoutMs', 'outputBytes'] as const) {
-    const v = inv.limits[key];
-    if (typeof v !== 'number' || !(v > 0)) return fail('internal', `limits.${key} must be a positive number`);
-  }
-  if (!Number.isFinite(inv.clock.epochMs)) return fail('internal', 'clock.epochMs must be a finite number');
-  if (typeof inv.seed !== 'number' || Number.isNaN(inv.seed)) return fail('internal', 'seed must be a number');
-  if (inv.memoryBudget !== undefined && typeof inv.memoryBudget !== 'string') return fail('internal', 'memoryBudget must be a string');
-  if (!inv.tools.every((t) => typeof t === 'string')) return fail('internal', 'tools must be strings');
-  return undefined;
-}
-
 export class WorkerPool implements Sandbox {
   private readonly slots: (Slot | undefined)[];
   private readonly budgets = new Map<string, Budget>();
   private nextId = 1;
   private nextBudget = 1;
   private closed = false;
-  private watchdog: NodeJS.Timeout | undefined;
+  private readonly watchdog = new Watchdog<Slot>(
+    () => this.slots,
+    (slot, busy) => this.kill(slot, busy, 'the sandbox worker running this routine was stopped because another routine in it did not yield'),
+  );
 
   constructor(size: number) {
     this.slots = new Array<Slot | undefined>(Math.max(1, Math.floor(size))).fill(undefined);
@@ -114,7 +65,7 @@ export class WorkerPool implements Sandbox {
       if (invalid !== undefined) return invalid;
       const input = toJsonText(invocation.input);
       if (!input.ok) return fail('not-json', 'the invocation input is not JSON');
-      // The engine stages strings in memory its limit does not count (see worker.ts deliver()).
+      // The engine stages strings in memory its limit does not count (see vm-run.ts deliver()).
       if (input.text !== undefined && input.text.length > invocation.limits.memoryBytes) {
         return fail('memory', `the invocation input is larger than the memory limit of ${invocation.limits.memoryBytes} bytes`);
       }
@@ -141,28 +92,20 @@ export class WorkerPool implements Sandbox {
     }
     if (budget !== undefined) budget.live++;
     const id = this.nextId++;
-    const message: InvokeMessage = {
-      t: 'invoke',
-      id,
-      modules: invocation.modules.map((m) => ({ path: m.path, source: m.source })),
-      entry: invocation.entry,
-      input,
-      tools: [...new Set(invocation.tools)],
-      catalog: invocation.context.catalog === true,
-      outcome: invocation.context.outcome === true,
-      ports: { input: invocation.context.ports.input === true, output: invocation.context.ports.output === true },
-      epochMs: invocation.clock.epochMs,
-      seed: invocation.seed,
-      limits: {
-        cpuMs: invocation.limits.cpuMs,
-        memoryBytes: invocation.limits.memoryBytes,
-        timeoutMs: invocation.limits.timeoutMs,
-        outputBytes: invocation.limits.outputBytes,
-      },
-      budget: budget?.id ?? 0,
-    };
+    const message = toInvokeMessage(invocation, id, input, budget?.id ?? 0);
     return new Promise<SandboxResult>((resolve) => {
-      const active: Active = { id, invocation, host, slot, tools: new Set(invocation.tools), resolve, timer: undefined, done: false, budget };
+      const active: Active = {
+        id,
+        invocation,
+        host,
+        slot,
+        tools: new Set(invocation.tools),
+        reply: (m) => this.send(active, m),
+        resolve,
+        timer: undefined,
+        done: false,
+        budget,
+      };
       if (slot.active.size === 0) slot.worker.ref();
       slot.active.set(id, active);
       // The worker enforces the wall deadline too while guest code runs; this timer covers a
@@ -174,7 +117,7 @@ export class WorkerPool implements Sandbox {
         },
         Math.min(invocation.limits.timeoutMs, MAX_TIMER_MS),
       );
-      this.startWatchdog();
+      this.watchdog.start();
       slot.worker.postMessage(message satisfies ToWorker);
     });
   }
@@ -216,13 +159,13 @@ export class WorkerPool implements Sandbox {
     if (active === undefined || active.done) return;
     switch (message.t) {
       case 'call':
-        this.call(active, message.seq, message.name, message.input);
+        answerCall(active, message.seq, message.name, message.input);
         return;
       case 'op':
-        this.op(active, message.seq, message.op, message.value, message.kind, message.answers);
+        answerOp(active, message.seq, message.op, message.value, message.kind, message.answers);
         return;
       case 'done':
-        this.finish(active, this.result(active.invocation, message.result));
+        this.finish(active, toSandboxResult(active.invocation, message.result));
         return;
     }
   }
@@ -237,125 +180,6 @@ export class WorkerPool implements Sandbox {
     }
   }
 
-  private call(active: Active, seq: number, name: string, input: string | undefined): void {
-    const id = active.id;
-    const refuse = (code: string, message: string) => this.send(active, { t: 'admit', id, seq, ok: false, code, message });
-    if (!active.tools.has(name)) return refuse('unknown-tool', `'${name}' is not a tool of this routine`);
-    const limit = active.invocation.limits.outputBytes;
-    if (input !== undefined && Buffer.byteLength(input, 'utf8') > limit) {
-      return refuse('output-too-large', `the input of '${name}' is larger than the limit of ${limit} bytes`);
-    }
-    if (input !== undefined && jsonDepthExceeds(input)) return refuse('not-json', `the input of '${name}' nests deeper than ${MAX_JSON_DEPTH} levels`);
-    let value: unknown;
-    try {
-      value = input === undefined ? undefined : JSON.parse(input);
-    } catch {
-      return refuse('not-json', `the input of '${name}' is not JSON`);
-    }
-    let admission: Promise<Awaited<ReturnType<SandboxHost['callTool']>>>;
-    try {
-      admission = Promise.resolve(active.host.callTool(name, value));
-    } catch (e) {
-      admission = Promise.reject(e);
-    }
-    admission.then(
-      (admitted) => {
-        if (admitted === null || typeof admitted !== 'object') {
-          refuse('internal', `the call of '${name}' was admitted without a receipt`);
-          return;
-        }
-        // Observed at once, so a failure that comes before the guest awaits it is handled.
-        const outcome = Promise.resolve(admitted.outcome);
-        this.send(active, {
-          t: 'admit',
-          id,
-          seq,
-          ok: true,
-          callId: String(admitted.callId),
-          executionId: admitted.executionId === null || admitted.executionId === undefined ? null : String(admitted.executionId),
-        });
-        outcome.then(
-          (out) => this.settle(active, seq, out),
-          (e: unknown) => this.send(active, { t: 'settle', id, seq, ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
-        );
-      },
-      (e: unknown) => {
-        const f = hostFailure(e, `the call of '${name}' was not admitted`);
-        refuse(f.code, f.message);
-      },
-    );
-  }
-
-  private settle(active: Active, seq: number, value: unknown): void {
-    const json = toJsonText(value);
-    this.send(
-      active,
-      json.ok
-        ? { t: 'settle', id: active.id, seq, ok: true, value: json.text }
-        : { t: 'settle', id: active.id, seq, ok: false, code: json.code, message: `the result is not JSON` },
-    );
-  }
-
-  private op(active: Active, seq: number, op: GuestOp, value: string | undefined, kind: string | undefined, answers: string | undefined): void {
-    const { host, invocation } = active;
-    const refuse = (code: string, message: string) => this.send(active, { t: 'settle', id: active.id, seq, ok: false, code, message });
-    let pending: Promise<unknown>;
-    try {
-      if (op === 'catalog') {
-        if (!invocation.context.catalog || host.catalog === undefined) return refuse('unavailable', 'context.catalog is not available to this routine');
-        pending = Promise.resolve(host.catalog());
-      } else if (op === 'outcome') {
-        if (invocation.context.outcome !== true || host.outcome === undefined || value === undefined)
-          return refuse('unavailable', 'context.outcome is not available to this routine');
-        pending = Promise.resolve(host.outcome(value));
-      } else if (op === 'receive') {
-        if (!invocation.context.ports.input || host.receive === undefined) return refuse('unavailable', 'context.receive is not available to this routine');
-        pending = Promise.resolve(host.receive());
-      } else {
-        if (!invocation.context.ports.output || host.emit === undefined) return refuse('unavailable', 'context.emit is not available to this routine');
-        const limit = invocation.limits.outputBytes;
-        if (value === undefined) return refuse('not-json', 'context.emit needs a JSON value');
-        if (Buffer.byteLength(value, 'utf8') > limit) return refuse('output-too-large', `the emitted value is larger than the limit of ${limit} bytes`);
-        if (jsonDepthExceeds(value)) return refuse('not-json', `the emitted value nests deeper than ${MAX_JSON_DEPTH} levels`);
-        const parsed: unknown = JSON.parse(value);
-        pending = Promise.resolve(
-          answers !== undefined ? host.emit(parsed, kind, answers) : kind !== undefined ? host.emit(parsed, kind) : host.emit(parsed),
-        ).then(() => undefined);
-      }
-    } catch (e) {
-      pending = Promise.reject(e);
-    }
-    pending.then(
-      (out) => this.settle(active, seq, out),
-      (e: unknown) => {
-        const f = hostFailure(e, `context.${op} failed`);
-        refuse(f.code, f.message);
-      },
-    );
-  }
-
-  private result(invocation: SandboxInvocation, raw: RawResult): SandboxResult {
-    if (raw.ok) {
-      if (jsonDepthExceeds(raw.output)) return fail('not-json', `output nests deeper than ${MAX_JSON_DEPTH} levels`);
-      try {
-        return { ok: true, output: JSON.parse(raw.output) as unknown };
-      } catch {
-        return fail('not-json', 'output is not JSON');
-      }
-    }
-    const error: SandboxError = { code: raw.code, message: raw.message };
-    if (raw.stack !== undefined) {
-      const mapped = mapStack(raw.stack, invocation.modules);
-      if (mapped.location !== undefined) error.location = mapped.location;
-      if (mapped.stack !== undefined) error.stack = mapped.stack;
-    } else if (raw.importer !== undefined && raw.specifier !== undefined) {
-      const location = locateImport(invocation.modules, raw.importer, raw.specifier);
-      if (location !== undefined) error.location = location;
-    }
-    if (raw.guestCode !== undefined) error.thrownCode = raw.guestCode;
-    return { ok: false, error };
-  }
-
   private finish(active: Active, result: SandboxResult): void {
     if (active.done) return;
     active.done = true;
@@ -364,7 +188,7 @@ export class WorkerPool implements Sandbox {
     slot.active.delete(active.id);
     if (budget !== undefined && --budget.live === 0 && this.budgets.get(budget.key) === budget) this.budgets.delete(budget.key);
     if (slot.active.size === 0 && !slot.dead) slot.worker.unref();
-    this.stopWatchdogWhenIdle();
+    if (!this.slots.some((s) => s !== undefined && s.active.size > 0)) this.watchdog.halt();
     active.resolve(result);
   }
 
@@ -385,28 +209,6 @@ export class WorkerPool implements Sandbox {
     slot.worker.terminate().catch(() => undefined);
   }
 
-  private startWatchdog(): void {
-    if (this.watchdog !== undefined) return;
-    this.watchdog = setInterval(() => {
-      const now = BigInt(Date.now());
-      for (const slot of this.slots) {
-        if (slot === undefined || slot.dead) continue;
-        const busy = Atomics.load(slot.watch, 0);
-        if (busy !== 0n && now > Atomics.load(slot.watch, 1) + BigInt(WATCHDOG_GRACE_MS)) {
-          this.kill(slot, Number(busy), 'the sandbox worker running this routine was stopped because another routine in it did not yield');
-        }
-      }
-    }, WATCHDOG_INTERVAL_MS);
-    this.watchdog.unref();
-  }
-
-  private stopWatchdogWhenIdle(): void {
-    if (this.watchdog === undefined) return;
-    if (this.slots.some((s) => s !== undefined && s.active.size > 0)) return;
-    clearInterval(this.watchdog);
-    this.watchdog = undefined;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     const stopping: Promise<unknown>[] = [];
@@ -415,8 +217,7 @@ export class WorkerPool implements Sandbox {
       this.lose(slot, 'the sandbox was closed');
       stopping.push(slot.worker.terminate().catch(() => undefined));
     }
-    if (this.watchdog !== undefined) clearInterval(this.watchdog);
-    this.watchdog = undefined;
+    this.watchdog.halt();
     await Promise.all(stopping);
   }
 }

@@ -1,0 +1,152 @@
+/**
+ * The host's side of the guest bridge: a worker's requests for one invocation (tool calls,
+ * context operations) answered through its SandboxHost, and its raw result turned into a
+ * SandboxResult. Every value is checked here, whatever the guest's runner claimed.
+ */
+import { fail, toJsonText } from './check-invocation.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
+import type { GuestOp, RawResult, ToWorker } from './protocol.js';
+import { locateImport, mapStack } from './source-map.js';
+import type { SandboxError, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
+
+/** One live invocation as the bridge sees it; `reply` posts to its worker unless it has ended. */
+export interface BridgeCall {
+  id: number;
+  invocation: SandboxInvocation;
+  host: SandboxHost;
+  tools: Set<string>;
+  reply(message: ToWorker): void;
+}
+
+/** What a host tool failure looks like to the guest: a code and a message, nothing else of the host's. */
+function hostFailure(e: unknown, fallback: string): { code: string; message: string } {
+  if (e !== null && typeof e === 'object') {
+    const r = e as { code?: unknown; message?: unknown };
+    return {
+      code: typeof r.code === 'string' ? r.code : 'failed',
+      message: typeof r.message === 'string' ? r.message : fallback,
+    };
+  }
+  return { code: 'failed', message: typeof e === 'string' ? e : fallback };
+}
+
+function settle(call: BridgeCall, seq: number, value: unknown): void {
+  const json = toJsonText(value);
+  call.reply(
+    json.ok
+      ? { t: 'settle', id: call.id, seq, ok: true, value: json.text }
+      : { t: 'settle', id: call.id, seq, ok: false, code: json.code, message: `the result is not JSON` },
+  );
+}
+
+/** A tool call of the guest: admitted (or refused) first, its outcome settled later. */
+export function answerCall(call: BridgeCall, seq: number, name: string, input: string | undefined): void {
+  const id = call.id;
+  const refuse = (code: string, message: string) => call.reply({ t: 'admit', id, seq, ok: false, code, message });
+  if (!call.tools.has(name)) return refuse('unknown-tool', `'${name}' is not a tool of this routine`);
+  const limit = call.invocation.limits.outputBytes;
+  if (input !== undefined && Buffer.byteLength(input, 'utf8') > limit) {
+    return refuse('output-too-large', `the input of '${name}' is larger than the limit of ${limit} bytes`);
+  }
+  if (input !== undefined && jsonDepthExceeds(input)) return refuse('not-json', `the input of '${name}' nests deeper than ${MAX_JSON_DEPTH} levels`);
+  let value: unknown;
+  try {
+    value = input === undefined ? undefined : JSON.parse(input);
+  } catch {
+    return refuse('not-json', `the input of '${name}' is not JSON`);
+  }
+  let admission: Promise<Awaited<ReturnType<SandboxHost['callTool']>>>;
+  try {
+    admission = Promise.resolve(call.host.callTool(name, value));
+  } catch (e) {
+    admission = Promise.reject(e);
+  }
+  admission.then(
+    (admitted) => {
+      if (admitted === null || typeof admitted !== 'object') {
+        refuse('internal', `the call of '${name}' was admitted without a receipt`);
+        return;
+      }
+      // Observed at once, so a failure that comes before the guest awaits it is handled.
+      const outcome = Promise.resolve(admitted.outcome);
+      call.reply({
+        t: 'admit',
+        id,
+        seq,
+        ok: true,
+        callId: String(admitted.callId),
+        executionId: admitted.executionId === null || admitted.executionId === undefined ? null : String(admitted.executionId),
+      });
+      outcome.then(
+        (out) => settle(call, seq, out),
+        (e: unknown) => call.reply({ t: 'settle', id, seq, ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
+      );
+    },
+    (e: unknown) => {
+      const f = hostFailure(e, `the call of '${name}' was not admitted`);
+      refuse(f.code, f.message);
+    },
+  );
+}
+
+/** A context operation of the guest (catalog, outcome, receive, emit), if the routine has it. */
+export function answerOp(call: BridgeCall, seq: number, op: GuestOp, value: string | undefined, kind: string | undefined, answers: string | undefined): void {
+  const { host, invocation } = call;
+  const refuse = (code: string, message: string) => call.reply({ t: 'settle', id: call.id, seq, ok: false, code, message });
+  let pending: Promise<unknown>;
+  try {
+    if (op === 'catalog') {
+      if (!invocation.context.catalog || host.catalog === undefined) return refuse('unavailable', 'context.catalog is not available to this routine');
+      pending = Promise.resolve(host.catalog());
+    } else if (op === 'outcome') {
+      if (invocation.context.outcome !== true || host.outcome === undefined || value === undefined)
+        return refuse('unavailable', 'context.outcome is not available to this routine');
+      pending = Promise.resolve(host.outcome(value));
+    } else if (op === 'receive') {
+      if (!invocation.context.ports.input || host.receive === undefined) return refuse('unavailable', 'context.receive is not available to this routine');
+      pending = Promise.resolve(host.receive());
+    } else {
+      if (!invocation.context.ports.output || host.emit === undefined) return refuse('unavailable', 'context.emit is not available to this routine');
+      const limit = invocation.limits.outputBytes;
+      if (value === undefined) return refuse('not-json', 'context.emit needs a JSON value');
+      if (Buffer.byteLength(value, 'utf8') > limit) return refuse('output-too-large', `the emitted value is larger than the limit of ${limit} bytes`);
+      if (jsonDepthExceeds(value)) return refuse('not-json', `the emitted value nests deeper than ${MAX_JSON_DEPTH} levels`);
+      const parsed: unknown = JSON.parse(value);
+      pending = Promise.resolve(
+        answers !== undefined ? host.emit(parsed, kind, answers) : kind !== undefined ? host.emit(parsed, kind) : host.emit(parsed),
+      ).then(() => undefined);
+    }
+  } catch (e) {
+    pending = Promise.reject(e);
+  }
+  pending.then(
+    (out) => settle(call, seq, out),
+    (e: unknown) => {
+      const f = hostFailure(e, `context.${op} failed`);
+      refuse(f.code, f.message);
+    },
+  );
+}
+
+/** A worker's raw result as the SandboxResult the host sees: output parsed, errors mapped to the `.md` lines. */
+export function toSandboxResult(invocation: SandboxInvocation, raw: RawResult): SandboxResult {
+  if (raw.ok) {
+    if (jsonDepthExceeds(raw.output)) return fail('not-json', `output nests deeper than ${MAX_JSON_DEPTH} levels`);
+    try {
+      return { ok: true, output: JSON.parse(raw.output) as unknown };
+    } catch {
+      return fail('not-json', 'output is not JSON');
+    }
+  }
+  const error: SandboxError = { code: raw.code, message: raw.message };
+  if (raw.stack !== undefined) {
+    const mapped = mapStack(raw.stack, invocation.modules);
+    if (mapped.location !== undefined) error.location = mapped.location;
+    if (mapped.stack !== undefined) error.stack = mapped.stack;
+  } else if (raw.importer !== undefined && raw.specifier !== undefined) {
+    const location = locateImport(invocation.modules, raw.importer, raw.specifier);
+    if (location !== undefined) error.location = location;
+  }
+  if (raw.guestCode !== undefined) error.thrownCode = raw.guestCode;
+  return { ok: false, error };
+}
