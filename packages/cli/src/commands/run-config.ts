@@ -54,13 +54,15 @@ export function withConfigCatalog(values: ParsedArgs['values'], config: RuntimeC
  * How a run prepares: grants from runtime.yaml and `--grant`; `--script` forces the scripted
  * provider for every model routine; otherwise runtime.yaml's models are bound in CONTRACTS.md's
  * order, with API keys from this process's environment; with no models configured, the
- * runtime's default (the scripted provider).
+ * runtime's default (the scripted provider). The model catalog (`--catalog`, runtime.yaml
+ * `catalog`) lends its ids, operations and settings schemas to the configured models.
  */
 export function preparationOptions(
   settings: RunSettings,
   values: ParsedArgs['values'],
   env: Record<string, string>,
   script: Script | undefined,
+  catalog?: Catalog,
 ): PrepareOptions {
   const grants = grantsOf(settings, values);
   const options: PrepareOptions = { env, grants };
@@ -73,7 +75,7 @@ export function preparationOptions(
       file === undefined ? model : { ...model, script: readScriptFile(file, `models.${key}.script`) },
     ]),
   );
-  return { ...options, configured: { models: read, bind }, variables: process.env };
+  return { ...options, configured: { models: read, bind, ...(catalog ? { catalog: catalog.models } : {}) }, variables: process.env };
 }
 
 /** runtime.yaml's `grants` and `--grant`. */

@@ -162,7 +162,8 @@ export async function setUpRun(
   const sessionsDir = settings.config.sessions ?? path.join(path.dirname(loaded.source.path), '.berrypack/sessions');
   const store = createFileSessionStore(sessionsDir);
   const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: store } : {};
-  const catalog = catalogOptions(settings.config, compilerOptions(io.cwd, withConfigCatalog(values, settings.config)).catalog, store);
+  const catalogFile = compilerOptions(io.cwd, withConfigCatalog(values, settings.config)).catalog;
+  const catalog = catalogOptions(settings.config, catalogFile, store);
   const extra = runtimeOptions(grants);
   // The configured tools' servers close with the runtime (run and chat close it): it owns the tools it is given.
   const runtime = createRuntime({
@@ -174,7 +175,7 @@ export async function setUpRun(
     tools: { ...host.tools, ...extra.tools },
   });
   try {
-    const preparation = runtime.prepare(loaded.bundle, preparationOptions(settings, values, env, script));
+    const preparation = runtime.prepare(loaded.bundle, preparationOptions(settings, values, env, script, catalogFile));
     return { runtime, preparation, loaded, target: agent !== undefined ? { agent } : { export: exported! }, input };
   } catch (error) {
     await runtime.close();
