@@ -180,7 +180,7 @@ describe('MCP tools: failures and streamable HTTP', () => {
   });
 });
 
-describe('runtime.close() closes the configured tools it was given', () => {
+describe('RUN-11: runtime.close() closes the configured tools it was given', () => {
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);

@@ -55,7 +55,7 @@ function runtimeWith(script: Record<string, unknown[]>): { runtime: Runtime; mod
   return { runtime, models: { default: { provider: 'scripted', script: script as never } } };
 }
 
-describe('[[name]] addresses and load', () => {
+describe('TPL-2, TPL-7: [[name]] addresses and load', () => {
   it('offers `load` naming exactly the retained addresses; the model reads the source text as a recorded read call', async () => {
     const bundle = await build();
     const seen: unknown[] = [];
@@ -134,7 +134,7 @@ describe('[[name]] addresses and load', () => {
   });
 });
 
-describe('readResource', () => {
+describe('MAN-6: readResource', () => {
   it('returns the verified bytes of a resource by URI; unknown and unavailable ones are refused', async () => {
     const bundle = await build();
     const resource = readResource(bundle, 'berry://notes/readme');

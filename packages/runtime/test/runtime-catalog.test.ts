@@ -50,7 +50,7 @@ function rendered(calls: readonly { kind: string; input?: unknown }[], label: st
   return JSON.parse(line.slice(label.length + 2));
 }
 
-describe('runtime.catalog.read (createRuntime({catalog}))', () => {
+describe('TPL-4: runtime.catalog.read (createRuntime({catalog}))', () => {
   it('lists the sessions of the store once each, and the executions of the reader session with their child calls', async () => {
     const bundle = await build();
     const sessions = createMemorySessionStore();
