@@ -25,13 +25,20 @@ describe('berrypack init', () => {
     const build = berrypack(['build', 'my-agent', '--out-dir', 'dist', '--json'], { cwd });
     expect(build.code).toBe(0);
     expect(readdirSync(path.join(cwd, 'dist')).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
-    // The commands init prints, as printed.
-    const run = berrypack(['run', 'my-agent', '--agent', 'greeter', '--input', '{"name":"Ada"}', '--script', 'my-agent/answers.json', '--json'], { cwd });
+    // The commands init prints, as printed: runtime.yaml's scripted `models:` entry answers from answers.json.
+    expect(init.stdout).toContain(`  berrypack run my-agent --agent greeter --input '{"name":"Ada"}'\n`);
+    const run = berrypack(['run', 'my-agent', '--agent', 'greeter', '--input', '{"name":"Ada"}', '--json', '--journal', 'run.jsonl'], { cwd });
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as { status: string; output: unknown; calls: { kind: string }[] };
     expect(result.status).toBe('completed');
     expect(result.output).toEqual({ text: 'Hello Ada, good to see you!', words: 6 });
     expect(result.calls.map((c) => c.kind)).toEqual(['entry', 'model', 'next']);
+    const header = JSON.parse(readFileSync(path.join(cwd, 'run.jsonl'), 'utf8').split('\n')[0]!) as { models: unknown };
+    expect(header.models).toEqual({ greet: { provider: 'scripted', configured: 'offline' } });
+    // --script still forces its own answers.
+    writeFileSync(path.join(cwd, 'other.json'), JSON.stringify({ greet: [{ output: { text: 'Hi there' } }] }));
+    const forced = berrypack(['run', 'my-agent', '--agent', 'greeter', '--input', '{"name":"Ada"}', '--script', 'other.json', '--json'], { cwd });
+    expect((JSON.parse(forced.stdout) as { output: unknown }).output).toEqual({ text: 'Hi there', words: 2 });
   });
 
   it('never overwrites, and refuses a bad name', () => {

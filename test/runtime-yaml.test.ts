@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -297,13 +297,29 @@ describe('$.user and $.runtime served by the CLI host', () => {
     const r = run(['greets', '--agent', 'greeter']);
     expect(r.json.status).toBe('completed');
     expect(instructions(r.json)).toMatch(
-      /^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, no sessions; host \w+ \w+, Node v\d+/,
+      /^Greet Ana\. Agents: 1 \(greeter\)\.\n\nPlugin yaml\.greets: 1 agent \(greeter\), 0 resources, 0 configured tools, 0 sessions; host \w+ \w+, Node v\d+/,
     );
     const reads = (r.json.calls as { kind: string; name: string }[])
       .filter((c) => c.kind === 'read')
       .map((c) => c.name)
       .sort();
     expect(reads).toEqual(['runtime.catalog.read', 'runtime.user.profile.read']);
+  });
+
+  it('lists the sessions of the file session store in $.runtime.sessions, and the executions of its own session', () => {
+    const dir = readers('sessions', 'grants: [runtime.session.read, runtime.catalog.read, runtime.user.profile.read]\n');
+    writeFileSync(
+      path.join(dir, 'whole.md'),
+      '---\nname: whole\ndescription: Counts sessions.\nmodel:\n  select:\n    operation: generation\n---\nSessions: {{ $.runtime.sessions.total }} {{ $.runtime.sessions.complete }}; executions: {{ $.runtime.executions.total }}\n',
+    );
+    const first = run(['sessions', '--export', 'whole']);
+    expect(instructions(first.json)).toBe('Sessions: 1 true; executions: 1\n');
+    const second = run(['sessions', '--export', 'whole']);
+    expect(instructions(second.json)).toBe('Sessions: 2 true; executions: 1\n');
+    // Without the session readers granted the store is only listed: nothing new is written.
+    writeFileSync(path.join(dir, 'runtime.yaml'), 'grants: [runtime.catalog.read, runtime.user.profile.read]\n');
+    expect(instructions(run(['sessions', '--export', 'whole']).json)).toBe('Sessions: 2 true; executions: 1\n');
+    expect(readdirSync(path.join(dir, '.berrypack/sessions'))).toHaveLength(2);
   });
 
   it('serves {} without `user`: the whole profile renders, a selected claim refuses before inference', () => {

@@ -17,19 +17,22 @@ export function createFileSessionStore(directory: string): SessionStore {
       return undefined;
     }
   };
+  // Every session id kept in the directory, sorted (none when it does not exist yet).
+  const ids = (): string[] => {
+    try {
+      return readdirSync(directory)
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => decodeURIComponent(n.slice(0, -'.json'.length)))
+        .sort();
+    } catch {
+      return [];
+    }
+  };
   return createSessionStore({
     load,
+    ids,
     find(executionId) {
-      let names: string[];
-      try {
-        names = readdirSync(directory).filter((n) => n.endsWith('.json'));
-      } catch {
-        return undefined;
-      }
-      for (const name of names) {
-        const data = load(decodeURIComponent(name.slice(0, -'.json'.length)));
-        if (data?.executions?.includes(executionId)) return data.id;
-      }
+      for (const id of ids()) if (load(id)?.executions?.includes(executionId)) return id;
       return undefined;
     },
     save(data) {

@@ -15,6 +15,8 @@ export {
   type SessionView,
   type StateValue,
 } from './session/store.js';
+export type { RuntimeCatalogOptions } from './session/runtime-catalog.js';
+export { loadRetained, readResource, type ResourceContent, type RetainedContent } from './prepare/retained-content.js';
 export type { ExternalTool, ToolContext, ToolImplementation } from './execution/external-tool.js';
 export { BundleLoadError, PreparationError, RuntimeError, type CallError } from './errors.js';
 export { DEFAULT_LIMITS, type RuntimeLimits } from './limits.js';

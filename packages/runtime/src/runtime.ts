@@ -5,6 +5,7 @@ import { createDefaultSandbox } from './sandbox/default-sandbox.js';
 import type { Sandbox } from './sandbox/types.js';
 import { failure, RuntimeError } from './errors.js';
 import { sessionReaders } from './session/readers.js';
+import { catalogReader, type RuntimeCatalogOptions } from './session/runtime-catalog.js';
 import type { SessionStore } from './session/store.js';
 import { jsonText } from './json.js';
 import { Execution, type ExecutionEvent, type Outcome, type Publication, type RuntimeServices } from './execution/execution.js';
@@ -43,6 +44,13 @@ export interface RuntimeOptions {
    * `runtime.session.state.read` (a preparation still grants them). @default none: the host supplies the readers as tools
    */
   sessions?: SessionStore;
+  /**
+   * Serve the built-in `runtime.catalog.read` (`$.runtime`): the reading execution's bundle,
+   * the sessions of `sessions` (or of `catalog.sessions`, listed only), the executions of this
+   * runtime and what the host declares here. A preparation still grants it; a
+   * `tools['runtime.catalog.read']` of the host replaces it. @default none
+   */
+  catalog?: RuntimeCatalogOptions & { sessions?: SessionStore };
 }
 
 export type StartTarget = { agent: string } | { export: string };
@@ -88,12 +96,17 @@ export interface Runtime {
   continue(preparation: Preparation, entries: readonly JournalEntry[], options?: ContinueOptions): Promise<{ executionId: string }>;
   /** Re-runs a recorded execution from its journal without dispatching effects again (RUN-5). */
   replay(bundle: Bundle, entries: readonly JournalEntry[], options?: ReplayOptions): Promise<ReplayReport>;
-  /** Releases the sandbox (its workers); a code routine still running then fails. */
+  /**
+   * Releases the sandbox (its workers) and every tool given in `tools` that has a `close`
+   * (each distinct one once: the MCP servers and modules of `createConfiguredTools` share
+   * theirs). A code routine or tool call still running then fails. Calling it again does nothing.
+   */
   close(): Promise<void>;
 }
 
 interface Running {
   exec: Execution;
+  target: StartTarget;
   outcome: Promise<Outcome>;
 }
 
@@ -107,8 +120,20 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     ['openai-compatible', createOpenAICompatibleProvider()],
     ...Object.entries(options.providers ?? {}),
   ]);
+  const executions = new Map<string, Running>();
+  const catalog = options.catalog;
   const tools = new Map<string, ExternalTool>([
     ...(options.sessions ? sessionReaders(options.sessions) : []),
+    ...(catalog
+      ? [
+          catalogReader({
+            options: catalog,
+            sessions: options.sessions ?? catalog.sessions,
+            executions: () => [...executions.values()].map((r) => ({ id: r.exec.id, target: r.target, status: r.exec.status, calls: () => r.exec.records() })),
+            bundleOf: (id) => executions.get(id)?.exec.state.bundle,
+          }),
+        ]
+      : []),
     ...Object.entries(options.tools ?? {}).map(([name, tool]): [string, ExternalTool] => [name, toolOf(tool)]),
   ]);
   const limits = resolveLimits(options.limits);
@@ -126,7 +151,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     sandbox: () => (sandbox ??= options.sandbox ? Promise.resolve(options.sandbox) : createDefaultSandbox()),
   };
   const defaultModel = options.defaultModel ?? { provider: 'scripted' };
-  const executions = new Map<string, Running>();
+  let closed = false;
   const running = (executionId: string): Running => {
     const found = executions.get(executionId);
     if (!found) throw new RuntimeError('unknown-execution', `Unexpected execution id ${executionId}, expected one started by this runtime`);
@@ -148,7 +173,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       const port = routine.source.port;
       if (port?.input === true) exec.input = new InputPort(port.limits, routine.source.kind === 'model');
       const outcome = runExecution(exec, { routine, target, input: given, ...(startOptions.meta ? { meta: startOptions.meta } : {}) });
-      executions.set(exec.id, { exec, outcome });
+      executions.set(exec.id, { exec, target, outcome });
       return { executionId: exec.id };
     },
 
@@ -209,7 +234,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       options.sessions?.attach(exec.id, previous ?? `session-${randomUUID()}`, header.target);
       const meta = continueOptions.meta ?? header.meta;
       const outcome = runExecution(exec, { routine, target: header.target, input: header.input, continues: header.executionId, ...(meta ? { meta } : {}) });
-      executions.set(exec.id, { exec, outcome });
+      executions.set(exec.id, { exec, target: header.target, outcome });
       return { executionId: exec.id };
     },
 
@@ -220,7 +245,14 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     async close() {
       const pending = sandbox;
       sandbox = undefined;
-      if (pending) await (await pending).close();
+      // One close per distinct function: the tools of one MCP server share theirs.
+      const owned = new Map<NonNullable<ExternalTool['close']>, ExternalTool>();
+      if (!closed) for (const tool of tools.values()) if (tool.close && !owned.has(tool.close)) owned.set(tool.close, tool);
+      closed = true;
+      const sandboxClosed = pending ? pending.then((made) => made.close()) : Promise.resolve();
+      const settled = await Promise.allSettled([sandboxClosed, ...[...owned].map(async ([close, tool]) => close.call(tool))]);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

@@ -161,6 +161,57 @@ describe('RUN-6, RUN-11: binding model routines to configured models', () => {
     expect(strict.message).toBe('Unexpected model settings of `tuned` for model `m`: $ must NOT have additional properties');
   });
 
+  it('uses the catalog file: a routine provider+id names a catalog entry, whose settings schema checks the settings', async () => {
+    const b = await pkg();
+    const runtime = createRuntime({ providers: { one: named('one') } });
+    const catalog = [
+      {
+        id: 'big-1',
+        provider: 'acme',
+        operations: ['generation'],
+        settings: { type: 'object', properties: { max_output_tokens: { type: 'integer', minimum: 1 } } },
+      },
+      { id: 's-2', provider: 'local', operations: ['generation', 'classification'], settings: { type: 'object', properties: { effort: { enum: ['low'] } } } },
+    ];
+    // `named` asks for provider acme, id big-1: the configured model serving catalog id big-1 gets it, under another provider.
+    const served = runtime.prepare(b, {
+      configured: {
+        models: { big: { provider: 'one', model: 'big-1', context_length: 200_000 }, small: { provider: 'one', model: 's-2' } },
+        bind: { tuned: 'big' },
+        catalog,
+      },
+    });
+    const { executionId } = await runtime.start(served, { export: 'named' });
+    expect(await runtime.result(executionId)).toMatchObject({ status: 'completed', output: 'one:big-1' });
+    expect(runtime.journal(executionId)[0]).toMatchObject({
+      models: { named: { provider: 'one', model: 'big-1', configured: 'big' }, sorter: { configured: 'small' } },
+    });
+    // Without the catalog, nothing serves acme/big-1.
+    expect(
+      refusal(() => runtime.prepare(b, { configured: { models: { big: { provider: 'one', model: 'big-1' } }, bind: { tuned: 'big', sorter: 'big' } } })).code,
+    ).toBe('no-model');
+    // tuned gives max_output_tokens; bound to s-2, whose catalog settings declare only effort (no additionalProperties: false).
+    const refused = refusal(() =>
+      runtime.prepare(b, {
+        configured: {
+          models: { big: { provider: 'one', model: 'big-1', context_length: 200_000 }, small: { provider: 'one', model: 's-2' } },
+          bind: { tuned: 'small' },
+          catalog,
+        },
+      }),
+    );
+    expect(refused).toMatchObject({
+      code: 'invalid-settings',
+      message: 'Unexpected model setting `max_output_tokens` of `tuned` for catalog model `s-2` (model `small`), expected one of effort',
+    });
+    // The catalog's operations stand in for undeclared ones: sorter (classification) selects s-2.
+    expect(
+      refusal(() =>
+        runtime.prepare(b, { configured: { models: { big: { provider: 'one', model: 'big-1', context_length: 200_000 } }, bind: { tuned: 'big' }, catalog } }),
+      ).message,
+    ).toMatch(/^Unexpected model routine `sorter` that no configured model satisfies/);
+  });
+
   it('takes API keys only from the named variable; a missing one is refused naming it, and keys never reach the journal', async () => {
     const b = await pkg();
     const seen: { apiKey?: string }[] = [];

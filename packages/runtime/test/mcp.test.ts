@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -177,6 +177,47 @@ describe('MCP tools: failures and streamable HTTP', () => {
     expect(await made.tools['text.reverse']!.invoke({ text: 'berry' }, context())).toEqual({ reversed: 'yrreb' });
     await made.close();
     await made.close();
+  });
+});
+
+describe('RUN-11: runtime.close() closes the configured tools it was given', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('stops the stdio MCP server process and calls a module tool close(), each once', async () => {
+    const module = path.join(tmp, 'closing-tool.mjs');
+    const closedFile = path.join(tmp, 'closed.txt');
+    writeFileSync(
+      module,
+      `import { appendFileSync } from 'node:fs';\nexport const handle = { invoke: () => 'open', close() { appendFileSync(${JSON.stringify(closedFile)}, 'closed\\n'); } };\n`,
+    );
+    const pidServer = { command: process.execPath, args: [path.join(FIXTURES, 'pid-server.mjs')], env: {}, cwd: ROOT };
+    // Not pushed to `opened`: the runtime owns these.
+    const made = await createConfiguredTools({
+      'proc.whoami': { mcp: pidServer, tool: 'whoami' },
+      'proc.again': { mcp: pidServer, tool: 'whoami' },
+      'h.open': { module, export: 'handle' },
+    });
+    const pid = Number(await made.tools['proc.whoami']!.invoke({}, context()));
+    expect(alive(pid)).toBe(true);
+    const runtime = createRuntime({ tools: made.tools });
+    await runtime.close();
+    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(pid)).toBe(false);
+    expect(readFileSync(closedFile, 'utf8')).toBe('closed\n');
+    // Closing again (the runtime, or the host's own close) does nothing more.
+    await runtime.close();
+    await made.close();
+    expect(readFileSync(closedFile, 'utf8')).toBe('closed\n');
+    await expect(Promise.resolve().then(() => made.tools['proc.whoami']!.invoke({}, context()))).rejects.toThrow(
+      /pid-server\.mjs` is closed: its runtime \(or host\) closed it$/,
+    );
   });
 });
 

@@ -124,6 +124,61 @@ describe('RUN-6, CLS-3: classification results (spec: "Models")', () => {
     expect(bare).toMatchObject({ status: 'failed', error: { code: 'invalid-input' } });
   });
 
+  it('checks the question kinds: noul, choice and score questions before inference, their answers after', async () => {
+    const questions = {
+      urgent: { kind: 'noul' },
+      team: { kind: 'choice', choices: ['it', 'facilities'] },
+      severity: { kind: 'score', description: 'How bad, 0 to 1.' },
+    };
+    const input = { state: { ticket: 'Printer on fire' }, questions };
+    expect(await classify({ answers: { urgent: null, team: 'it', severity: 0.9 } }, 'triage', input)).toMatchObject({
+      status: 'completed',
+      output: { answers: { urgent: null, team: 'it', severity: 0.9 } },
+    });
+    const wrong = async (answers: Record<string, unknown>) =>
+      (await classify({ answers: { urgent: true, team: 'it', severity: 0.5, ...answers } }, 'triage', input)) as {
+        status: string;
+        error?: { code: string; message: string };
+      };
+    expect((await wrong({ team: 'plumbing' })).error).toEqual({
+      code: 'invalid-output',
+      message: 'Unexpected answer "plumbing" of `triage` to choice question `team`, expected one of "it", "facilities"',
+    });
+    expect((await wrong({ severity: 7 })).error?.message).toBe('Unexpected answer 7 of `triage` to score question `severity`, expected a number from 0 to 1');
+    expect((await wrong({ urgent: 'yes' })).error?.message).toBe('Unexpected answer "yes" of `triage` to noul question `urgent`, expected true, false or null');
+    const asked = async (q: unknown) =>
+      (await classify({ answers: { q: null } }, 'triage', { state: {}, questions: { q } })) as {
+        status: string;
+        calls: { kind: string }[];
+        error?: { code: string; message: string };
+      };
+    for (const [question, message] of [
+      [{ kind: 'yesno' }, 'Unexpected kind "yesno" in question `q` of classification `triage`, expected an object with `kind` noul, choice or score'],
+      ['urgent?', 'Unexpected value in question `q` of classification `triage`, expected an object with `kind` noul, choice or score'],
+      [
+        { kind: 'choice', choices: ['only'] },
+        'Unexpected `choices` in question `q` of classification `triage`, expected at least two distinct nonempty strings',
+      ],
+      [
+        { kind: 'score', choices: ['a', 'b'] },
+        'Unexpected field `choices` in question `q` of classification `triage`, expected only description, kind for a score question',
+      ],
+    ] as const) {
+      const refused = await asked(question);
+      expect(refused.error).toEqual({ code: 'invalid-input', message });
+      expect(refused.calls.some((c) => c.kind === 'model')).toBe(false);
+    }
+  });
+
+  it('the scripted provider answers each question by its kind', async () => {
+    const bundle = await build('classify', ['triage', 'mood'], { 'triage.md': TRIAGE, 'mood.md': MOOD });
+    const runtime = createRuntime();
+    runtimes.push(runtime);
+    const input = { state: {}, questions: { urgent: { kind: 'noul' }, team: { kind: 'choice', choices: ['it', 'facilities'] }, severity: { kind: 'score' } } };
+    const outcome = await runtime.result((await runtime.start(runtime.prepare(bundle), { export: 'triage' }, input)).executionId);
+    expect(outcome).toMatchObject({ status: 'completed', output: { answers: { urgent: null, team: 'it', severity: 0 } } });
+  });
+
   it('a distribution gives every choice its probability', async () => {
     expect(await classify({ calm: 0.7, upset: 0.2, unsure: 0.1 }, 'mood', 'fine, thanks')).toMatchObject({
       status: 'completed',

@@ -10,11 +10,11 @@ export const INIT_HELP = `Usage: berrypack init [DIR] [--name NAME]
 
 Creates a new Berry package in DIR (default: the current directory; created if missing):
 plugin.json with one agent, a model routine (routines/greet.md) whose answer goes through
-\`next\` to a code routine (routines/count.md), runtime.yaml and answers.json, the scripted
-model answers \`berrypack run --script\` uses, so it builds and runs at once:
+\`next\` to a code routine (routines/count.md), answers.json (scripted model answers) and a
+runtime.yaml whose \`models:\` answers from them, so it builds and runs at once:
 
   berrypack build DIR --out-dir dist
-  berrypack run DIR --agent greeter --input '{"name":"Ada"}' --script DIR/answers.json
+  berrypack run DIR --agent greeter --input '{"name":"Ada"}'
 
 NAME is the package name (default: local.<DIR's name>). Nothing is overwritten: an existing
 plugin.json or routines/ folder in DIR is a usage error.
@@ -56,7 +56,7 @@ export function initCommand(args: string[], io: CliIo): number {
     'Next:',
     `  berrypack check ${shown}`,
     `  berrypack build ${shown} --out-dir dist`,
-    `  berrypack run ${shown} --agent greeter --input '{"name":"Ada"}' --script ${path.posix.join(shown, 'answers.json')}`,
+    `  berrypack run ${shown} --agent greeter --input '{"name":"Ada"}'`,
   ];
   io.stdout.write(lines.map((line) => safe(line) + '\n').join(''));
   return 0;
@@ -147,12 +147,17 @@ export default function count({ text }) {
   ],
   [
     'runtime.yaml',
-    () => `# Read by \`berrypack run\` and \`berrypack replay\` beside plugin.json or the bundle.
+    () => `# Read by \`berrypack run\`, \`chat\` and \`replay\` beside plugin.json or the bundle.
 limits:
   timeoutMs: 30000
-# Model routines answer from the scripted provider (offline, deterministic): with
-# \`--script answers.json\` the answers there, else the first value each output schema accepts.
-# A real model is configured here too (docs/runtime.md, "runtime.yaml").
+# Model routines answer from the scripted provider (offline, deterministic) with the answers
+# in answers.json. Add a real model beside it and bind routines to it (docs/runtime.md,
+# "Configured models and binding"), e.g.
+#   local: {provider: openai-compatible, baseUrl: "http://127.0.0.1:11434/v1", model: "qwen2.5:0.5b"}
+models:
+  offline:
+    provider: scripted
+    script: answers.json
 `,
   ],
   ['answers.json', () => JSON.stringify({ greet: [{ output: { text: 'Hello Ada, good to see you!' } }] }, null, 2) + '\n'],

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '@berrypack/compiler';
-import type { Bundle, ExternalTool, PrepareOptions, RuntimeLimits, Script } from '@berrypack/runtime';
+import type { Catalog } from '@berrypack/compiler';
+import type { ExternalTool, PrepareOptions, RuntimeLimits, RuntimeOptions, Script, SessionStore } from '@berrypack/runtime';
 import type { RuntimeConfig } from '@berrypack/runtime/config';
 import { createConfiguredTools, type ConfiguredTools } from '@berrypack/runtime/mcp';
 import { stringOption, type ParsedArgs } from '../options.js';
@@ -53,13 +54,15 @@ export function withConfigCatalog(values: ParsedArgs['values'], config: RuntimeC
  * How a run prepares: grants from runtime.yaml and `--grant`; `--script` forces the scripted
  * provider for every model routine; otherwise runtime.yaml's models are bound in CONTRACTS.md's
  * order, with API keys from this process's environment; with no models configured, the
- * runtime's default (the scripted provider).
+ * runtime's default (the scripted provider). The model catalog (`--catalog`, runtime.yaml
+ * `catalog`) lends its ids, operations and settings schemas to the configured models.
  */
 export function preparationOptions(
   settings: RunSettings,
   values: ParsedArgs['values'],
   env: Record<string, string>,
   script: Script | undefined,
+  catalog?: Catalog,
 ): PrepareOptions {
   const grants = grantsOf(settings, values);
   const options: PrepareOptions = { env, grants };
@@ -72,7 +75,7 @@ export function preparationOptions(
       file === undefined ? model : { ...model, script: readScriptFile(file, `models.${key}.script`) },
     ]),
   );
-  return { ...options, configured: { models: read, bind }, variables: process.env };
+  return { ...options, configured: { models: read, bind, ...(catalog ? { catalog: catalog.models } : {}) }, variables: process.env };
 }
 
 /** runtime.yaml's `grants` and `--grant`. */
@@ -83,37 +86,25 @@ export function grantsOf(settings: RunSettings, values: ParsedArgs['values']): s
 
 /**
  * The tools the CLI host supplies: runtime.yaml's `tools` (MCP servers and JS modules, started
- * once for the run and closed after it) and two readers: `runtime.user.profile.read` serves
- * runtime.yaml's `user` claims ({} when absent), `runtime.catalog.read` the runtime overview
- * of `runtimeCatalog`. Only granted tools are started: nothing else could be called.
+ * once for the run; the runtime closes them with itself) and `runtime.user.profile.read`,
+ * serving runtime.yaml's `user` claims ({} when absent). Only granted tools are started:
+ * nothing else could be called. `runtime.catalog.read` is the runtime's own (`catalog` option).
  */
-export async function hostTools(config: RuntimeConfig, granted: readonly string[], bundle: Bundle): Promise<ConfiguredTools> {
+export async function hostTools(config: RuntimeConfig, granted: readonly string[]): Promise<ConfiguredTools> {
   const wanted = Object.fromEntries(Object.entries(config.tools).filter(([name]) => granted.includes(name)));
   const configured = await createConfiguredTools(wanted, { variables: process.env });
   const user = config.user;
   const profile: ExternalTool = { description: 'The profile of the person this runtime works for (OpenID Connect claims).', invoke: () => user };
-  const catalog: ExternalTool = {
-    description: 'Public metadata of this runtime: environments, resources, agents, sessions.',
-    invoke: () => runtimeCatalog(bundle, config),
-  };
-  return { tools: { ...configured.tools, 'runtime.user.profile.read': profile, 'runtime.catalog.read': catalog }, close: configured.close };
+  return { tools: { ...configured.tools, 'runtime.user.profile.read': profile }, close: configured.close };
 }
 
 /**
- * What `$.runtime` reads in the CLI (docs/runtime.md, "Runtime observations"): cached public
- * metadata only, never credentials. Lists carry `total` and `complete`. The CLI keeps no
- * sessions, so that list is empty and complete.
+ * What `$.runtime` reads in the CLI (docs/runtime.md, "Runtime observations"): the configured
+ * tool names, the model catalog's entries, and the sessions of the CLI's file session store
+ * (listed, never written, when the session readers are not granted).
  */
-export function runtimeCatalog(bundle: Bundle, config: RuntimeConfig): Record<string, unknown> {
-  const list = <T>(items: T[]) => ({ items, total: items.length, complete: true });
-  const agents = Object.entries(bundle.content.agents).map(([id, a]) => ({ id, title: a.title, description: a.description }));
-  const resources = (bundle.content.resources ?? []).map((r) => ({ uri: r.uri, mediaType: r.mediaType, size: r.size }));
-  const host = { platform: process.platform, arch: process.arch, node: process.version };
-  const tools = Object.keys(config.tools).sort();
-  const summary =
-    `Plugin ${bundle.content.plugin.name}: ${agents.length} agent${agents.length === 1 ? '' : 's'}${agents.length ? ` (${agents.map((a) => a.id).join(', ')})` : ''}, ` +
-    `${resources.length} resource${resources.length === 1 ? '' : 's'}, ${tools.length} configured tool${tools.length === 1 ? '' : 's'}, no sessions; host ${host.platform} ${host.arch}, Node ${host.node}.`;
-  return { summary, environments: { host }, resources: list(resources), agents: list(agents), sessions: list([]), tools: list(tools) };
+export function catalogOptions(config: RuntimeConfig, catalog: Catalog | undefined, sessions: SessionStore): NonNullable<RuntimeOptions['catalog']> {
+  return { tools: Object.keys(config.tools), models: catalog?.models ?? [], sessions };
 }
 
 export function readScriptFile(file: string, what: string): Script {

@@ -23,7 +23,7 @@ import { createFileSessionStore } from '../session-files.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { compilerOptions, COMPILER_OPTIONS } from './compiler-options.js';
-import { CONFIG_OPTIONS, grantsOf, hostTools, preparationOptions, runSettings, targetDirectory, withConfigCatalog } from './run-config.js';
+import { catalogOptions, CONFIG_OPTIONS, grantsOf, hostTools, preparationOptions, runSettings, targetDirectory, withConfigCatalog } from './run-config.js';
 
 export const RUN_HELP = `Usage: berrypack run BUNDLE_OR_MANIFEST (--agent ID | --export NAME) [--input JSON|@FILE]
                      [--script FILE] [--journal FILE] [--timeout MS] [--memory MB]
@@ -152,7 +152,7 @@ export async function setUpRun(
   const grants = grantsOf(settings, values);
   let host;
   try {
-    host = await hostTools(settings.config, grants, loaded.bundle);
+    host = await hostTools(settings.config, grants);
   } catch (error) {
     if (error instanceof PreparationError) return { failed: failedReport(null, loaded.diagnostics, errorOf(error)) };
     throw error;
@@ -160,26 +160,22 @@ export async function setUpRun(
   // The CLI's file session store (runtime.yaml `sessions`, default .berrypack/sessions beside the
   // manifest or bundle) serves $.session when the preparation grants its readers; nothing is written otherwise.
   const sessionsDir = settings.config.sessions ?? path.join(path.dirname(loaded.source.path), '.berrypack/sessions');
-  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read')
-    ? { sessions: createFileSessionStore(sessionsDir) }
-    : {};
+  const store = createFileSessionStore(sessionsDir);
+  const sessions = grants.some((g) => g === 'runtime.session.read' || g === 'runtime.session.state.read') ? { sessions: store } : {};
+  const catalogFile = compilerOptions(io.cwd, withConfigCatalog(values, settings.config)).catalog;
+  const catalog = catalogOptions(settings.config, catalogFile, store);
   const extra = runtimeOptions(grants);
+  // The configured tools' servers close with the runtime (run and chat close it): it owns the tools it is given.
   const runtime = createRuntime({
     limits: settings.limits,
     ...(journalFile ? { journal: createFileJournal(path.resolve(io.cwd, journalFile)) } : {}),
     ...sessions,
+    catalog,
     ...extra,
     tools: { ...host.tools, ...extra.tools },
   });
-  // The configured tools' servers close with the runtime (run and chat close it).
-  const closeRuntime = runtime.close.bind(runtime);
-  const tools = host;
-  runtime.close = async () => {
-    await closeRuntime();
-    await tools.close();
-  };
   try {
-    const preparation = runtime.prepare(loaded.bundle, preparationOptions(settings, values, env, script));
+    const preparation = runtime.prepare(loaded.bundle, preparationOptions(settings, values, env, script, catalogFile));
     return { runtime, preparation, loaded, target: agent !== undefined ? { agent } : { export: exported! }, input };
   } catch (error) {
     await runtime.close();

@@ -58,6 +58,8 @@ export interface SourceEntry {
   catalog?: boolean;
   tools?: ToolConnection[];
   refs?: Target[];
+  /** `[[name]]` dependency addresses of the body, included instructions counted. */
+  dependencies?: Target[];
   next?: NextEntry;
   template?: TemplateSegment[];
   readers?: string[];

@@ -1,7 +1,7 @@
 import { failure } from '../errors.js';
 import { renderValue } from '../json.js';
 import type { ModelMessage } from '../providers/provider.js';
-import type { ModelRun } from './model-position.js';
+import type { ModelRun } from './model-step.js';
 
 /**
  * RUN-7 for models: an async tool call answers the model with its receipt at once; its

@@ -6,11 +6,11 @@ import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { Semaphore, withinDeadline, type Allowance } from './allowance.js';
 import type { CallState } from './call-state.js';
-import { runCode } from './code-position.js';
+import { runCode } from './code-step.js';
 import { callExternal } from './external.js';
 import { evaluateExpression, readPath, selectCase } from './expression.js';
 import { isConversation } from './conversation.js';
-import { runModel } from './model-position.js';
+import { runModel } from './model-step.js';
 import { narrow, type Frame, type OutputPath, type Scope } from './scope.js';
 import type { Execution } from './execution.js';
 
@@ -28,7 +28,12 @@ export interface ChainStart {
 
 /**
  * Runs a routine and its whole `next` chain (RUN-4, RUN-7, RUN-9) and returns the last
- * position's output. Each transition is a `next` call recorded under the head (a transition
+ * position's output.
+ *
+ * This is where the execution cycle starts: chain → code or model step (`code-step.ts`,
+ * `model-step.ts`) → `call-tool.ts` → chain again for the called routine. The modules import
+ * each other on purpose: it is the interpreter's recursion (a tool call runs a routine the way
+ * the entry does, under a child allowance), not a layering slip to untangle. Each transition is a `next` call recorded under the head (a transition
  * adds no caller level), passes its explicit input, and takes a step of the allowance, which
  * bounds loops. The caller settles the head.
  */

@@ -1,6 +1,6 @@
 import { failure } from '../errors.js';
 import type { ModelMessage } from '../providers/provider.js';
-import type { ModelRun } from './model-position.js';
+import type { ModelRun } from './model-step.js';
 import { messagesView, policyCall } from './policy-call.js';
 import { estimateMessages, estimateTokens } from './tokens.js';
 

@@ -4,7 +4,7 @@ import type { ContentPart, ModelMessage } from '../providers/provider.js';
 import { formatErrors } from '../validate/validator.js';
 import { withinDeadline } from './allowance.js';
 import { manageContext, type Turns } from './compaction.js';
-import { answer, userMessage, type ModelRun } from './model-position.js';
+import { answer, userMessage, type ModelRun } from './model-step.js';
 import { messagesView, policyCall } from './policy-call.js';
 import type { PortMessage } from './ports.js';
 import type { Scope } from './scope.js';

@@ -17,6 +17,11 @@ export interface ExternalTool {
   /** JSON Schema 2020-12 of the output, checked before the caller sees it. */
   output?: unknown;
   invoke(input: unknown, context: ToolContext): unknown;
+  /**
+   * Releases what serves the tool (an MCP server, a module's handles). The runtime owns the
+   * tools it is given: `runtime.close()` calls each distinct `close` once.
+   */
+  close?(): Promise<void> | void;
 }
 
 export type ToolImplementation = ExternalTool | ((input: unknown, context: ToolContext) => unknown);

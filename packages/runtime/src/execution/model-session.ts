@@ -1,6 +1,6 @@
 import { failure } from '../errors.js';
 import type { ModelMessage, ModelSession } from '../providers/provider.js';
-import { decide, runToolCalls, userMessage, type ModelRun } from './model-position.js';
+import { decide, runToolCalls, userMessage, type ModelRun } from './model-step.js';
 import { renderTemplate } from './template.js';
 import { estimateMessages, estimateTokens } from './tokens.js';
 

@@ -9,7 +9,11 @@ import { McpServer } from './mcp-server.js';
 export interface ConfiguredTools {
   /** By external name: give them to `createRuntime({tools})`. */
   tools: Record<string, ExternalTool>;
-  /** Closes every server started for these tools (each once). `runtime.close()` does not: the host that made them does. */
+  /**
+   * Closes every server started for these tools (each once; again does nothing). Each tool
+   * carries this same `close`, so `runtime.close()` of a runtime given them calls it: a host
+   * that hands the tools to a runtime need not call it, one that does not must.
+   */
   close(): Promise<void>;
 }
 
@@ -30,11 +34,14 @@ export async function createConfiguredTools(config: Readonly<Record<string, Tool
   const variables = options.variables ?? {};
   const servers = new Map<string, Promise<McpServer>>();
   const tools: Record<string, ExternalTool> = {};
-  const close = async () => {
-    const started = await Promise.allSettled(servers.values());
-    // eslint-disable-next-line @typescript-eslint/await-thenable -- a server without close() gives undefined, which Promise.all takes as it is
-    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
-  };
+  // Module tools that release something themselves (an export `{invoke, close}`).
+  const modules = new Set<ExternalTool>();
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const started = await Promise.allSettled(servers.values());
+      await Promise.all([...started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)), ...[...modules].map(async (tool) => tool.close?.())]);
+    })());
   try {
     for (const [name, tool] of Object.entries(config)) {
       if ('mcp' in tool) {
@@ -43,14 +50,26 @@ export async function createConfiguredTools(config: Readonly<Record<string, Tool
         const server = await servers.get(key)!;
         tools[name] = wrap(name, () => server.tool(tool.tool, name));
       } else {
-        tools[name] = await moduleTool(name, tool.module, tool.export);
+        const made = await moduleTool(name, tool.module, tool.export);
+        if (made.close) modules.add(made);
+        tools[name] = made;
       }
     }
   } catch (error) {
     await close();
     throw error;
   }
-  return { tools, close };
+  // The runtime given these tools owns them: its close() reaches the servers through any of them.
+  const owned = Object.fromEntries(
+    Object.entries(tools).map(([name, tool]): [string, ExternalTool] => {
+      const shared: ExternalTool = { invoke: (input, context) => tool.invoke(input, context), close };
+      if (tool.description !== undefined) shared.description = tool.description;
+      if (tool.input !== undefined) shared.input = tool.input;
+      if (tool.output !== undefined) shared.output = tool.output;
+      return [name, shared];
+    }),
+  );
+  return { tools: owned, close };
 }
 
 async function connect(config: McpServerConfig, variables: Readonly<Record<string, string | undefined>>, name: string): Promise<McpServer> {

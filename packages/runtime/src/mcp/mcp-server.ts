@@ -83,6 +83,7 @@ export class McpServer {
   }
 
   private async call(name: string, external: string, input: unknown, context: ToolContext): Promise<unknown> {
+    if (this.closed) throw new Error(`${this.label} is closed: its runtime (or host) closed it`);
     if (this.exited !== undefined) throw new Error(`${this.label} is not running (${this.exited})${this.stderrNote()}`);
     const args = isPlainObject(input) ? input : input === undefined || input === null ? {} : undefined;
     if (args === undefined) throw new Error(`Unexpected input for MCP tool \`${external}\` that is not an object, expected the tool's arguments`);

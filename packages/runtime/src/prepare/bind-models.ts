@@ -14,6 +14,24 @@ export interface ConfiguredModels {
   /** In file order: `select` takes the first that satisfies it. */
   models: Readonly<Record<string, ModelConfig>>;
   bind?: Readonly<Record<string, string>>;
+  /**
+   * The model catalog's entries (`--catalog`, runtime.yaml `catalog`). A configured model is
+   * the entry whose `id` is its `model` (or its key): a routine's `provider`+`id` may name that
+   * entry, and its `settings` schema, `operations` and `interactions` apply where the configured
+   * model declares none.
+   */
+  catalog?: readonly CatalogEntry[];
+}
+
+/** One model of the catalog file (CONTRACTS.md, "Model and tool catalog"). */
+export interface CatalogEntry {
+  id: string;
+  provider: string;
+  operations?: readonly string[];
+  interactions?: readonly string[];
+  session?: unknown;
+  /** JSON Schema of the settings the connection accepts. */
+  settings?: object;
 }
 
 /** Fields of `model` that choose the model; everything else there is a setting. */
@@ -24,11 +42,12 @@ const DEFAULT_INTERACTIONS = ['request', 'stream'];
 
 /**
  * Binds a model routine to a configured model, first match wins: `bind` by routine name;
- * `provider`+`id` equal to a configured model's `provider`+`model` (or its key); `select`
+ * `provider`+`id` equal to a configured model's `provider`+`model` (or its key, or its catalog
+ * entry's `provider`+`id`); `select`
  * against each model's declared fields in file order; `bind.default`. No match is refused,
  * listing what the routine asks and what is configured. The chosen model's key comes from the
  * variable `apiKeyEnv` names (never from the file), and the routine's settings are checked
- * against the model's settings schema.
+ * against the model's settings schema (its own, else its catalog entry's).
  */
 export function bindConfigured(
   routine: RoutineRef,
@@ -37,7 +56,7 @@ export function bindConfigured(
   schemas: ExternalSchemas,
 ): { key: string; binding: ModelBinding } {
   const key = chooseModel(routine, configured);
-  const model = configured.models[key]!;
+  const model = withCatalog(key, configured);
   const binding: ModelBinding = { provider: model.provider };
   if (model.model !== undefined) binding.model = model.model;
   if (model.baseUrl !== undefined) binding.baseUrl = model.baseUrl;
@@ -58,17 +77,48 @@ export function bindConfigured(
   const settings = Object.fromEntries(Object.entries(routine.source.model ?? {}).filter(([k]) => !NOT_SETTINGS.has(k)));
   if (model.settings !== undefined) {
     const problem = schemas.check(model.settings);
-    if (problem !== undefined)
-      throw new PreparationError('invalid-preparation', `Unexpected settings schema of model \`${key}\`: ${problem}`, routine.qualified);
+    const where = model.fromCatalog === undefined ? `model \`${key}\`` : `catalog model \`${model.fromCatalog}\` (model \`${key}\`)`;
+    if (problem !== undefined) throw new PreparationError('invalid-preparation', `Unexpected settings schema of ${where}: ${problem}`, routine.qualified);
     const check = schemas.validate(model.settings, settings);
     if (!check.ok)
       throw new PreparationError(
         'invalid-settings',
-        `Unexpected model settings of \`${routine.qualified}\` for model \`${key}\`: ${formatErrors(check.errors)}`,
+        `Unexpected model settings of \`${routine.qualified}\` for ${where}: ${formatErrors(check.errors)}`,
+        routine.qualified,
+      );
+    // "Only settings declared by that connection's settings schema are accepted", whatever its additionalProperties say.
+    const declared = isPlainObject(model.settings['properties']) ? Object.keys(model.settings['properties']) : undefined;
+    const undeclared = declared === undefined ? [] : Object.keys(settings).filter((k) => !declared.includes(k));
+    if (undeclared.length > 0)
+      throw new PreparationError(
+        'invalid-settings',
+        `Unexpected model setting \`${undeclared[0]}\` of \`${routine.qualified}\` for ${where}, expected one of ${declared!.join(', ') || '(none)'}`,
         routine.qualified,
       );
   }
   return { key, binding };
+}
+
+/** The catalog entry of a configured model: the one whose `id` is its `model` (or key), its own provider's first. */
+function catalogEntryOf(key: string, model: ModelConfig, catalog: readonly CatalogEntry[] | undefined): CatalogEntry | undefined {
+  const id = model.model ?? key;
+  const same = (catalog ?? []).filter((entry) => entry.id === id);
+  return same.find((entry) => entry.provider === model.provider) ?? same[0];
+}
+
+/** A configured model with what its catalog entry adds where it declares nothing itself. */
+function withCatalog(key: string, configured: ConfiguredModels): ModelConfig & { fromCatalog?: string } {
+  const model = configured.models[key]!;
+  const entry = catalogEntryOf(key, model, configured.catalog);
+  if (entry === undefined) return model;
+  const merged: ModelConfig & { fromCatalog?: string } = { ...model };
+  if (merged.operations === undefined && entry.operations) merged.operations = [...entry.operations];
+  if (merged.interactions === undefined && entry.interactions) merged.interactions = [...entry.interactions];
+  if (merged.settings === undefined && entry.settings !== undefined) {
+    merged.settings = entry.settings as Record<string, unknown>;
+    merged.fromCatalog = entry.id;
+  }
+  return merged;
 }
 
 function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string {
@@ -80,12 +130,18 @@ function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string 
   const provider = asked['provider'];
   const id = asked['id'];
   if (typeof provider === 'string' && typeof id === 'string') {
-    const found = keys.find((k) => configured.models[k]!.provider === provider && (configured.models[k]!.model === id || k === id));
+    const found =
+      keys.find((k) => configured.models[k]!.provider === provider && (configured.models[k]!.model === id || k === id)) ??
+      // A catalog id: the routine names the catalog's provider and id, the configured model serves that entry.
+      keys.find((k) => {
+        const entry = catalogEntryOf(k, configured.models[k]!, configured.catalog);
+        return entry !== undefined && entry.provider === provider && entry.id === id;
+      });
     if (found !== undefined) return found;
   }
   const select = asked['select'];
   if (isPlainObject(select)) {
-    const found = keys.find((k) => satisfies(configured.models[k]!, select, routine));
+    const found = keys.find((k) => satisfies(withCatalog(k, configured), select, routine));
     if (found !== undefined) return found;
   }
   if (Object.hasOwn(bind, 'default')) return bind['default']!;
@@ -94,7 +150,7 @@ function chooseModel(routine: RoutineRef, configured: ConfiguredModels): string 
     : typeof provider === 'string'
       ? `provider ${provider} with id ${String(id)}`
       : 'a model';
-  const offered = keys.length === 0 ? 'no models are configured' : `configured: ${keys.map((k) => describeModel(k, configured.models[k]!)).join('; ')}`;
+  const offered = keys.length === 0 ? 'no models are configured' : `configured: ${keys.map((k) => describeModel(k, withCatalog(k, configured))).join('; ')}`;
   throw new PreparationError(
     'no-model',
     `Unexpected model routine \`${routine.qualified}\` that no configured model satisfies: it asks for ${wanted}${declaredTools(routine).length > 0 ? ' with tools' : ''}${routine.source.output !== undefined ? ' with structured output' : ''}; ${offered} (add a model to runtime.yaml, or name one in \`bind\`)`,

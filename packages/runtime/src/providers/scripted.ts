@@ -68,10 +68,17 @@ export function createScriptedProvider(options: { script?: Script } = {}): Model
     async classify(request: ClassificationRequest): Promise<ClassificationResponse> {
       const response = scripted(request);
       if (response !== undefined && 'output' in response) return { output: response.output, finish: 'stop' };
-      // Without an output schema: one null answer per named question ({state, questions}).
+      // Without an output schema: one answer per named question that fits its kind
+      // (noul: null, choice: its first choice, score: 0).
       if (request.output === undefined) {
-        const questions = isPlainObject(request.input) && isPlainObject(request.input['questions']) ? Object.keys(request.input['questions']) : [];
-        return { output: { answers: Object.fromEntries(questions.map((q) => [q, null])) }, finish: 'stop' };
+        const questions = isPlainObject(request.input) && isPlainObject(request.input['questions']) ? request.input['questions'] : {};
+        const answer = (q: unknown) =>
+          isPlainObject(q) && q['kind'] === 'score'
+            ? 0
+            : isPlainObject(q) && q['kind'] === 'choice' && Array.isArray(q['choices'])
+              ? (q['choices'][0] ?? null)
+              : null;
+        return { output: { answers: Object.fromEntries(Object.entries(questions).map(([name, q]) => [name, answer(q)])) }, finish: 'stop' };
       }
       return { output: synthesize(request.output, accepts(request.output)), finish: 'stop' };
     },

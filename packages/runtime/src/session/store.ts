@@ -44,6 +44,8 @@ export interface SessionStore {
   /** A `route` output `{route: "thread", thread, title, request}`: records the thread in the execution's session. */
   routed(executionId: string, output: Record<string, unknown>): void;
   sessionOf(executionId: string): string | undefined;
+  /** Every session the backing keeps, once each (`$.runtime.sessions`); undefined when the backing cannot list them. */
+  list(): SessionData[] | undefined;
 }
 
 /** Where a session store keeps its sessions: memory here; the CLI keeps them in files. */
@@ -52,6 +54,8 @@ export interface SessionBacking {
   save(data: SessionData): void;
   /** The session an execution was attached to in an earlier process, if the backing keeps that. */
   find?(executionId: string): string | undefined;
+  /** The ids of every session kept; without it `$.runtime.sessions` says the list is incomplete. */
+  ids?(): string[];
 }
 
 export function createSessionStore(backing: SessionBacking): SessionStore {
@@ -113,6 +117,14 @@ export function createSessionStore(backing: SessionBacking): SessionStore {
     sessionOf(executionId) {
       return executions.get(executionId) ?? backing.find?.(executionId);
     },
+    list() {
+      const ids = backing.ids?.();
+      if (ids === undefined) return undefined;
+      return ids.flatMap((id) => {
+        const data = backing.load(id);
+        return data === undefined ? [] : [structuredClone(data)];
+      });
+    },
   };
 }
 
@@ -121,5 +133,6 @@ export function createMemorySessionStore(): SessionStore {
   return createSessionStore({
     load: (id) => sessions.get(id),
     save: (data) => void sessions.set(data.id, data),
+    ids: () => [...sessions.keys()],
   });
 }

@@ -8,6 +8,7 @@ import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { deliverOutcomes } from './async-outcomes.js';
 import { callTool } from './call-tool.js';
+import { LOAD, loadCall, loadDefinition } from './load.js';
 import type { CallState } from './call-state.js';
 import { cancellable } from './cancel.js';
 import { checkDistribution, checkQuestions, questionsResult } from './classification.js';
@@ -255,10 +256,14 @@ export function userMessage(input: unknown): ModelMessage {
   return { role: 'user', content: input === undefined ? '' : renderValue(input) };
 }
 
-/** RUN-12: exactly the declared tools, with the target's description and input schema. */
+/**
+ * RUN-12: exactly the declared tools, with the target's description and input schema, and
+ * `load` when the routine retains addresses it may read.
+ */
 function offeredTools(scope: Scope): ToolDefinition[] {
   const { exec, routine } = scope;
-  return declaredTools(routine).map((connection) => {
+  const load = loadDefinition(scope);
+  const declared = declaredTools(routine).map((connection) => {
     const definition: ToolDefinition = { name: connection.key };
     const resolved = resolveTarget(routine.pkg, connection.target);
     if (resolved?.kind === 'routine') {
@@ -272,6 +277,7 @@ function offeredTools(scope: Scope): ToolDefinition[] {
     }
     return definition;
   });
+  return load === undefined ? declared : [...declared, load];
 }
 
 /**
@@ -280,7 +286,9 @@ function offeredTools(scope: Scope): ToolDefinition[] {
  * model decides what to do next); an async call's result is its receipt.
  */
 export async function runToolCalls(scope: Scope, calls: readonly ToolCall[], asyncCalls?: CallState[]): Promise<ModelMessage[]> {
+  const loads = loadDefinition(scope) !== undefined;
   const results = calls.map((c) => {
+    if (loads && c.name === LOAD) return loadCall(scope, c.input);
     try {
       const admitted = callTool(scope, c.name, c.input);
       if (admitted.call.async) asyncCalls?.push(admitted.call);
