@@ -35,12 +35,15 @@ class Client {
   readonly diagnostics = new Map<string, Diagnostic[]>();
   private waiters: (() => void)[] = [];
   private versions = new Map<string, number>();
+  /** The document version each published list answers (the server sends it for open documents). */
+  private published = new Map<string, number>();
   constructor(
     readonly connection: ProtocolConnection,
     readonly child: ChildProcess,
   ) {
     connection.onNotification(PublishDiagnosticsNotification.type, (p: PublishDiagnosticsParams) => {
       this.diagnostics.set(p.uri, p.diagnostics);
+      if (p.version !== undefined) this.published.set(p.uri, p.version);
       for (const w of this.waiters.splice(0)) w();
     });
   }
@@ -48,7 +51,8 @@ class Client {
   /** Resolves once the diagnostics of `uri` satisfy `ok` (they arrive after the debounce). */
   async diagnosticsOf(uri: string, ok: (d: Diagnostic[]) => boolean): Promise<Diagnostic[]> {
     const deadline = Date.now() + 60_000;
-    while (!(this.diagnostics.has(uri) && ok(this.diagnostics.get(uri)!))) {
+    const current = () => !this.versions.has(uri) || this.published.get(uri) === this.versions.get(uri);
+    while (!(this.diagnostics.has(uri) && current() && ok(this.diagnostics.get(uri)!))) {
       if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri}: ${JSON.stringify(this.diagnostics.get(uri))}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);

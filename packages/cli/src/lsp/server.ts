@@ -57,10 +57,13 @@ export function startServer(connection: Connection): void {
       const text = list.length ? ws.text(f) : '';
       const diagnostics = list.map((d) => toLspDiagnostic(d, text, (g) => ws.text(g)));
       const target = f === file ? uri : pathToFileURL(f).href;
-      const key = JSON.stringify(diagnostics);
+      // The open document's version goes with its list, so a client can tell an answer to its
+      // latest edit from one to an earlier text with the same findings.
+      const version = documents.get(target)?.version;
+      const key = JSON.stringify([version, diagnostics]);
       if (published.get(target) === key) continue;
       published.set(target, key);
-      void connection.sendDiagnostics({ uri: target, diagnostics });
+      void connection.sendDiagnostics(version === undefined ? { uri: target, diagnostics } : { uri: target, version, diagnostics });
     }
   };
   const schedule = (uri: string, delay: number) => {
