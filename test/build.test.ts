@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler } from '../packages/compiler/src/package/compile-package.js';
 import { readBundle } from '../packages/compiler/src/bundle/read-bundle.js';
+import { canonicalJson } from '../packages/compiler/src/bundle/canonical-json.js';
+import { digestOf } from '../packages/compiler/src/bundle/digest.js';
 import { berrypack, ROOT } from './support/cli.js';
 import { cleanup, copyFixtures, listFiles, recreate, tempDir } from './support/temp.js';
 
@@ -61,16 +63,20 @@ describe('MAN-5 imports', () => {
     const dir = track(copyFixtures(['imports']));
     const lib = build(path.join(dir, 'imports/lib/plugin.json')).bundle!;
     const app = build(path.join(dir, 'imports/app/plugin.json')).bundle!;
-    const content = (
-      JSON.parse(app.text) as {
-        content: { imports: { name: string; id: string; export?: string }[]; sources: Record<string, { template: unknown[]; tools: unknown[] }> };
-      }
-    ).content;
-    expect(content.imports.map((i) => [i.name, i.id, i.export])).toEqual([
-      ['shout', lib.id, 'text.shout'],
-      ['tone', lib.id, 'text.tone'],
-      ['textlib', lib.id, undefined],
+    const read = readBundle(app.bytes);
+    if (!read.ok) throw new Error(read.error.message);
+    const content = read.bundle.content as {
+      imports: { name: string; id: string; format: string; export?: string }[];
+      sources: Record<string, { template: unknown[]; tools: unknown[] }>;
+    };
+    expect(content.imports.map((i) => [i.name, i.id, i.format, i.export])).toEqual([
+      ['shout', lib.id, 'berrypack/2', 'text.shout'],
+      ['tone', lib.id, 'berrypack/2', 'text.tone'],
+      ['textlib', lib.id, 'berrypack/2', undefined],
     ]);
+    // Embedded as stored, so its id still names it.
+    const stored = read.bundle.stored as { imports: { content: unknown }[] };
+    expect(digestOf(canonicalJson(stored.imports[0]!.content))).toBe(lib.id);
     expect(content.sources.greet!.template[0]).toEqual({ text: 'Be friendly and direct. Prefer short sentences.\n\n\nGreet ' });
     expect(content.sources.greet!.tools).toEqual([{ key: 'shout', options: {}, target: { kind: 'import', alias: 'shout' } }]);
   });
