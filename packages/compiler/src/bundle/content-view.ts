@@ -66,10 +66,11 @@ export function checkFormat(format: unknown, where = ''): BundleFormat {
 
 /**
  * Verifies what the loader checks inside `content` (docs/bundle-format.md, "Verifying a
- * bundle", steps 7 to 9: inline files, text references, embedded imports) and returns it as a
- * reader uses it (`BundleContent`). A `berrypack/1` content is returned as it is; a
- * `berrypack/2` one gets each text reference replaced by its text and each file its digest and
- * size, so everything after the loader reads one shape.
+ * bundle", steps 7 to 10: inline files, the resources' shape, text references, embedded
+ * imports) and returns it as a reader uses it (`BundleContent`, "Reading every version"). A
+ * `berrypack/1` content is returned as it is; a `berrypack/2` one gets each text reference
+ * replaced by its text and each file its digest and size, so everything after the loader reads
+ * one shape.
  *
  * @throws Refused at the first failed check.
  */
@@ -227,7 +228,7 @@ function sliceText(reference: unknown, file: StoredFile, at: string): string {
 }
 
 /**
- * Step 9: each embedded import is a bundle of its own, verified like a file: its `id` is the
+ * Step 10: each embedded import is a bundle of its own, verified like a file: its `id` is the
  * digest of its canonical content, its format one this loader reads (`berrypack/1` content
  * names none: that version embedded only its own), and its content verified in turn.
  */
