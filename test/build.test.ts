@@ -185,8 +185,10 @@ describe('berrypack build, inspect and verify', () => {
     );
     const r = berrypack(['inspect', file, '--json']);
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout) as { name: string; sources: Record<string, string[]>; code: { total: number } };
+    const json = JSON.parse(r.stdout) as { name: string; format: string; bytes: number; sources: Record<string, string[]>; code: { total: number } };
     expect(json.name).toBe('example.notebook');
+    expect(json.format).toBe('berrypack/2');
+    expect(json.bytes).toBe(readFileSync(file).length);
     expect(json.sources).toEqual({
       model: ['converse', 'notes.compose', 'notes.triage', 'search.answer'],
       code: ['notes.count', 'search.rank'],
@@ -196,6 +198,7 @@ describe('berrypack build, inspect and verify', () => {
     const text = berrypack(['inspect', file]);
     expect(text.stdout).toContain('  notebook → converse   Notebook\n');
     expect(text.stdout).toContain('code size: 744 of 1,048,576 bytes');
+    expect(text.stdout).toContain(`\nberrypack/2, ${readFileSync(file).length.toLocaleString('en-US')} bytes\n`);
     writeFileSync(file, readFileSync(file, 'utf8').replace('Classify the note', 'Classify the nose'));
     const bad = berrypack(['inspect', file]);
     expect(bad.code).toBe(1);
