@@ -55,6 +55,23 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The guest runner reaches QuickJS as the source text of one function (sandbox/guest-runner.ts):
+    // nothing a bundler could lower into a helper defined outside that function.
+    files: ['packages/runtime/src/sandbox/guest-runner.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ObjectExpression > SpreadElement', message: 'Object spread may be lowered to a helper outside the guest runner.' },
+        { selector: 'ClassDeclaration, ClassExpression', message: 'Classes may be lowered to helpers outside the guest runner.' },
+        {
+          selector: ':function[async=true], :function[generator=true]',
+          message: 'Async and generator functions may be lowered to helpers outside the guest runner.',
+        },
+        { selector: 'ImportExpression, AwaitExpression', message: 'The guest runner runs in QuickJS with no module loader of its own.' },
+      ],
+    },
+  },
+  {
     files: ['packages/*/src/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

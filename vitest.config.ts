@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@berrypack\/compiler$/, replacement: here('./packages/compiler/src/index.ts') },
       { find: /^@berrypack\/compiler\/bundle$/, replacement: here('./packages/compiler/src/bundle/index.ts') },
       { find: /^@berrypack\/compiler\/jsonpath$/, replacement: here('./packages/compiler/src/reference/jsonpath.ts') },
+      { find: /^@berrypack\/compiler\/method-types$/, replacement: here('./packages/compiler/src/method/types.ts') },
       { find: /^@berrypack\/compiler\/authoring$/, replacement: here('./packages/compiler/src/authoring/index.ts') },
       { find: /^@berrypack\/compiler\/(internal-[a-z-]+)$/, replacement: here('./packages/compiler/src/') + '$1.ts' },
     ],

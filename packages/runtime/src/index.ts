@@ -43,7 +43,7 @@ export { createFileJournal, createMemoryJournal, parseJournal, readJournal, type
 export { callRecords, type CallKind, type CallRecord, type JournalEntry } from './journal/entries.js';
 export type { ReplayOptions, ReplayReport } from './replay/replay.js';
 export type { Divergence, IncompleteRecording } from './replay/replayer.js';
-export type { Sandbox, SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from './code/sandbox-types.js';
+export type { Sandbox, SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from './sandbox/types.js';
 export { SchemaValidator, type Validation } from './validate/validator.js';
 export { translateNativeSchema, NativeSchemaError } from './validate/native-schema.js';
 export {

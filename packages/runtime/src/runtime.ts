@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Bundle } from './bundle/load-bundle.js';
 import { resolveTarget, type RoutineRef } from './bundle/routine-table.js';
-import { createDefaultSandbox } from './code/default-sandbox.js';
-import type { Sandbox } from './code/sandbox-types.js';
+import { createDefaultSandbox } from './sandbox/default-sandbox.js';
+import type { Sandbox } from './sandbox/types.js';
 import { failure, RuntimeError } from './errors.js';
 import { sessionReaders } from './session/readers.js';
 import type { SessionStore } from './session/store.js';

@@ -42,7 +42,7 @@ describe('@berrypack/runtime public exports', () => {
     expect(Object.keys(await import('../src/mcp/index.js')).sort()).toEqual(['createConfiguredTools', 'mcpResultToJson']);
   });
 
-  it('imports no part of the compiler but its bundle and JSONPath seams', async () => {
+  it('imports no part of the compiler but its bundle, JSONPath and method-types seams', async () => {
     const { readdirSync, readFileSync, statSync } = await import('node:fs');
     const path = await import('node:path');
     const root = new URL('../src/', import.meta.url).pathname;
@@ -56,6 +56,6 @@ describe('@berrypack/runtime public exports', () => {
     };
     walk(root);
     const specifiers = files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/from '(@berrypack\/[^']+)'/g)].map((m) => m[1]));
-    expect(new Set(specifiers)).toEqual(new Set(['@berrypack/compiler/bundle', '@berrypack/compiler/jsonpath']));
+    expect(new Set(specifiers)).toEqual(new Set(['@berrypack/compiler/bundle', '@berrypack/compiler/jsonpath', '@berrypack/compiler/method-types']));
   });
 });

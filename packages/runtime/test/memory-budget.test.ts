@@ -6,6 +6,7 @@ import { createCompiler } from '../../compiler/src/index.js';
 import { createRuntime, loadBundle, type Bundle, type Outcome } from '../src/index.js';
 import { createSandbox, DEFAULT_SANDBOX_LIMITS, type SandboxHost, type SandboxInvocation, type SandboxResult } from '../src/sandbox/index.js';
 import type { WorkerPool } from '../src/sandbox/pool.js';
+import { liveInPool } from './support/sandbox-pool.js';
 
 /**
  * `limits.memoryBytes` bounds an execution, not only each of its sandboxes: the live VMs of one
@@ -117,7 +118,7 @@ describe('the sandboxes of one memory budget share limits.memoryBytes', () => {
     const timedOut = await sandbox.invoke(invocation(waiting, 'exec-serial', { limits: { ...limits, timeoutMs: 300 } }), nestingHost('', undefined, []));
     expect(failure(timedOut).code).toBe('timeout');
     expect(output(await sandbox.invoke(invocation(allocate(12), 'exec-serial'), nestingHost('', undefined, [])))).toBe(12 * MiB);
-    expect(sandbox.liveForTesting()).toEqual({ invocations: 0, budgets: 0 });
+    expect(liveInPool(sandbox)).toEqual({ invocations: 0, budgets: 0 });
   });
 });
 
@@ -199,6 +200,6 @@ describe('limits.memoryBytes bounds an execution (code routines calling code rou
   it('gives each of several executions running at once a budget of its own', async () => {
     const outcomes = await Promise.all([1, 2, 3].map(() => run('pair', {})));
     for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'completed', output: 12 * MiB });
-    expect(sandbox.liveForTesting()).toEqual({ invocations: 0, budgets: 0 });
+    expect(liveInPool(sandbox)).toEqual({ invocations: 0, budgets: 0 });
   });
 });

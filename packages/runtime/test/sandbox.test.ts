@@ -10,6 +10,7 @@ import {
 } from '../src/sandbox/index.js';
 import { WorkerPool } from '../src/sandbox/pool.js';
 import { originalPosition } from '../src/sandbox/source-map.js';
+import { stopWorker } from './support/sandbox-pool.js';
 
 const sandbox = createSandbox({ workers: 2 });
 afterAll(() => sandbox.close());
@@ -487,7 +488,7 @@ describe('pool', () => {
       const host = toolHost({ never: () => new Promise(() => undefined) });
       const waiting = pool.invoke(invocation('export default (input, tools) => tools.never();', { tools: ['never'] }), host);
       await later(null, 200);
-      await pool.terminateWorkerForTesting(0);
+      await stopWorker(pool, 0);
       expect(failure(await waiting).code).toBe('internal');
       expect(output(await pool.invoke(invocation('export default () => "again";'), noTools))).toBe('again');
     } finally {

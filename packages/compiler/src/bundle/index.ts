@@ -14,3 +14,5 @@ export {
   type ReadBundleResult,
 } from './read-bundle.js';
 export { loadBundleFile, writeBundle } from './write-bundle.js';
+// The content's `next.input` / `presentation.value` expressions, as the runtime reads them (type only).
+export type { ValueExpression } from '../reference/resolve-expression.js';

@@ -3,7 +3,7 @@ import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { checkName, lookup } from './names.js';
 import { expectMap, expectText } from './expect-node.js';
-import type { DataType } from './types.js';
+import { elementType, type DataType } from './types.js';
 
 export const DATA_TYPES = ['text', 'number', 'boolean', 'record', 'list', 'file'] as const;
 type TypeName = (typeof DATA_TYPES)[number];
@@ -29,12 +29,6 @@ const TYPE_GUESSES: Readonly<Record<string, TypeName>> = {
   sequence: 'list',
   path: 'file',
 };
-
-/** The type of one list item: `items`, or a record of the list's `fields`. */
-export function elementType(list: Extract<DataType, { type: 'list' }>): DataType {
-  if (list.items !== undefined) return list.items;
-  return { type: 'record', fields: list.fields ?? {} };
-}
 
 export function describeType(type: DataType): string {
   if (type.type === 'list') {

@@ -1,7 +1,8 @@
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { closest, quoteList } from '../hints/did-you-mean.js';
 import { describeNode, type YNode } from '../source/yaml-tree.js';
-import { describeType, elementType } from './data-types.js';
+import { describeType } from './data-types.js';
+import { elementType } from './types.js';
 import { downstreamType, type MethodScope } from './scope.js';
 import type { DataType, Reference } from './types.js';
 

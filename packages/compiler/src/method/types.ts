@@ -68,3 +68,9 @@ export type CheckSpec =
   | { kind: 'count'; value: string; min?: number; max?: number }
   | { kind: 'present'; name: string }
   | { kind: 'file'; name: string };
+
+/** The type of one list item: `items`, or a record of the list's `fields`. */
+export function elementType(list: Extract<DataType, { type: 'list' }>): DataType {
+  if (list.items !== undefined) return list.items;
+  return { type: 'record', fields: list.fields ?? {} };
+}

@@ -15,7 +15,8 @@ import { assembleContent, FragmentCache } from './assemble-content.js';
 import { analyzeCode, RoutineCodeCache } from './steps/analyze-code.js';
 import { resolveImports, type CompiledImport } from './steps/resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './steps/regular-file.js';
-import { checkInParallel, parallelAllowed } from './check-pool.js';
+import { checkInParallel, parallelAllowed, worthAThread } from './check-pool.js';
+import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
@@ -160,7 +161,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   async function prepare(manifest: string): Promise<void> {
     // The worker reads with Node's fs: only a compiler on the real file system may use it. Decided
     // before anything is read, so a build that will not use it pays nothing here.
-    if (!reads.enabled || (options.host !== undefined && options.host !== nodeHost) || !parallelAllowed(options.parallel)) return;
+    const onNodeFiles = options.host === undefined || options.host === nodeHost || options.host instanceof AnswerRecorder;
+    if (!reads.enabled || !onNodeFiles || !parallelAllowed(options.parallel)) return;
     const host = new TrackingHost(options.host ?? nodeHost, reads);
     const file = realPath(host, path.resolve(manifest));
     if (checkRegularFile(host, file).status !== 'file') return;
@@ -174,8 +176,12 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     }
     if (!read.manifest) return;
     // Through the discovery cache: the build that follows finds the listing there.
-    const files = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
-    sourcesFromWorker += await checkInParallel(files, host, reads, sources, options.parallel);
+    const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
+    if (!worthAThread(todo.length, options.parallel)) return;
+    // A recording host (the CLI's persistent cache) must see every read of the build itself: the
+    // worker's bytes then only prime the source cache, whose digest check serves them.
+    const primeReads = !(options.host instanceof AnswerRecorder);
+    sourcesFromWorker += await checkInParallel(todo, host, primeReads ? reads : undefined, sources);
   }
 
   const compiler: Compiler = {

@@ -16,8 +16,9 @@ export interface CompilerOptions {
   /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
   store?: string;
   /**
-   * `prepare` reads and checks sources on a second thread only with `true` (default off: on the
-   * 2-core machine of docs/performance.md it was not faster).
+   * Whether `prepare` may read and check sources on a second thread: `true` always, `false`
+   * never, by default when the package has at least `PARALLEL_MIN_SOURCES` (2,000) sources to
+   * check, where the thread pays for itself (docs/performance.md).
    */
   parallel?: boolean;
 }
@@ -64,9 +65,9 @@ export interface CompilerStats {
 export interface Compiler {
   build(manifest: string, options?: BuildOptions): BuildResult;
   /**
-   * Optional, before the first `build`: with `parallel: true`, reads and checks the package's
-   * sources on two threads at once and keeps the results for `build`, which then only
-   * assembles. A no-op otherwise, for sources already cached, and for a custom host.
+   * Optional, before the first `build`: for a large package (see `parallel`), reads and checks
+   * the package's sources on two threads at once and keeps the results for `build`, which then
+   * only assembles. A no-op otherwise, for sources already cached, and for a custom host.
    */
   prepare(manifest: string): Promise<void>;
   readonly stats: CompilerStats;

@@ -3,17 +3,12 @@
  * written by packages/compiler/src/package/assemble-content.ts). Everything here was
  * verified by `loadBundle` before it is used.
  */
+import type { ValueExpression } from '@berrypack/compiler/bundle';
 
 export type Target = { kind: 'source'; name: string } | { kind: 'import'; alias: string } | { kind: 'external'; name: string };
 
-/** The tagged form of a `next.input` / `presentation.value` expression (NEXT-4). */
-export type ValueExpression =
-  | { object: Record<string, ValueExpression> }
-  | { array: ValueExpression[] }
-  | { path: string }
-  | { literal: unknown }
-  | { select: string; cases: Record<string, ValueExpression> }
-  | { '!ref': Target | null };
+/** The tagged form of a `next.input` / `presentation.value` expression (NEXT-4), as the compiler writes it. */
+export type { ValueExpression };
 
 export type TemplateSegment = { text: string } | { path: string } | { env: string };
 

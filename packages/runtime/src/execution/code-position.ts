@@ -1,7 +1,7 @@
 import { resolveTarget, type RoutineRef } from '../bundle/routine-table.js';
 import { failure } from '../errors.js';
 import { byteLength, jsonDigest, jsonText } from '../json.js';
-import type { SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from '../code/sandbox-types.js';
+import type { SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from '../sandbox/types.js';
 import { callTool } from './call-tool.js';
 import { isContextual, type Scope } from './scope.js';
 

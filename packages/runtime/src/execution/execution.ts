@@ -9,7 +9,7 @@ import type { PreparedState } from '../prepare/prepare.js';
 import { isPlainObject } from '../json.js';
 import type { ModelProvider, Usage } from '../providers/provider.js';
 import type { Replayer } from '../replay/replayer.js';
-import type { Sandbox } from '../code/sandbox-types.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { SessionStore } from '../session/store.js';
 import type { SchemaValidator } from '../validate/validator.js';
 import { CallState } from './call-state.js';

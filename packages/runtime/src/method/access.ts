@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { CallError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { isToolConnection, toolConnectionProblems } from './environment.js';
-import type { CompiledStep } from './method-types.js';
+import type { CompiledStep } from '@berrypack/compiler/method-types';
 import type { RunContext } from './run-context.js';
 
 /**

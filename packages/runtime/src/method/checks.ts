@@ -3,9 +3,9 @@ import path from 'node:path';
 import { isPlainObject } from '../json.js';
 import { isFileValue, preview, sameJson } from './data-values.js';
 import type { JudgeRequest, MethodJudge } from './judge.js';
-import type { CheckSpec } from './method-types.js';
+import type { CheckSpec } from '@berrypack/compiler/method-types';
 import type { CheckRecord } from './run-record.js';
-import { sha256 } from './run-store.js';
+import { sha256 } from './atomic-file.js';
 
 export interface CheckContext {
   /** Local inputs (`in`, `each`) and outputs by name; an absent name has no recorded value. */

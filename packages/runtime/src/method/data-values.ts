@@ -1,6 +1,6 @@
 import { canonicalJson } from '@berrypack/compiler/bundle';
 import { isPlainObject } from '../json.js';
-import { elementType, type DataType } from './method-types.js';
+import { elementType, type DataType } from '@berrypack/compiler/method-types';
 import type { FileValue } from './run-record.js';
 
 /**

@@ -5,7 +5,7 @@ import { isPlainObject } from '../json.js';
 import type { ModelBinding, ModelProvider, Script } from '../providers/provider.js';
 import { createScriptedProvider } from '../providers/scripted.js';
 import { isFileValue } from './data-values.js';
-import type { DataType } from './method-types.js';
+import type { DataType } from '@berrypack/compiler/method-types';
 import type { ChangeRecord } from './run-record.js';
 
 /** A plain-English check: the criteria and the evidence (local inputs, outputs, before/after of changes). */

@@ -1,7 +1,7 @@
 import { canonicalJson } from '@berrypack/compiler/bundle';
 import { isPlainObject } from '../json.js';
 import { isFileValue } from './data-values.js';
-import type { CompiledMethod, Reference } from './method-types.js';
+import type { CompiledMethod, Reference } from '@berrypack/compiler/method-types';
 import type { RunRecord } from './run-record.js';
 
 export type Resolution =

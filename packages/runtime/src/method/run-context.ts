@@ -1,14 +1,18 @@
-import type { MethodExecutor } from './executor.js';
+import type { MethodExecutor } from './step-executors.js';
 import type { MethodHuman, MethodJudge } from './judge.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { RunRecord } from './run-record.js';
-import type { RunStore } from './run-store.js';
-import { readState } from './state-files.js';
+import type { RunStore, RunStores } from './run-store.js';
 
 /** What every method operation accepts besides its own arguments. */
 export interface MethodHostOptions {
-  /** The method's persistent data folder: state files, and `runs/<runId>/`. Relative to the working directory. */
+  /**
+   * The method's persistent data folder: state files, and `runs/<runId>/`. Relative to the
+   * working directory. With a database store it is this machine's copy of what the database holds.
+   */
   dataDir: string;
+  /** Where runs live; default: the file store in `dataDir` (`fileRunStores`). */
+  stores?: RunStores;
   /** Does `do` steps. Without one, a `do` step fails (`no-executor`). */
   executor?: MethodExecutor | MethodExecutor['run'];
   /** Decides plain-English checks. Without one they are `ambiguous`. */
@@ -27,8 +31,10 @@ export interface RunContext {
   judge: MethodJudge | undefined;
   human: MethodHuman | undefined;
   environment: Record<string, unknown>;
-  /** Rewrites run.json (atomically) after a transition. */
+  /** Rewrites the record (atomically) after a transition. */
   persist(): void;
+  /** Waits until what was persisted is durable (before an executor runs; at the end of an operation). */
+  flush(): Promise<void>;
   now(): string;
   /** A state's current value from its file (or default), validated; throws `state-*` failures. */
   state(name: string): unknown;
@@ -48,11 +54,12 @@ export function createContext(method: CompiledMethod, store: RunStore, record: R
       record.updatedAt = context.now();
       store.writeRecord(record);
     },
+    flush: () => store.flush(),
     now: () => new Date().toISOString(),
     state(name) {
       const declaration = method.state[name];
       if (!declaration) throw new Error(`no state \`${name}\` is declared`);
-      return readState(store.dataDir, name, declaration).value;
+      return store.readState(name, declaration).value;
     },
   };
   return context;

@@ -1,163 +1,47 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import path from 'node:path';
-import { MethodError } from './method-error.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import type { FileValue, RunRecord } from './run-record.js';
-
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-
-/** The run folder: `run.json` (the record), `method.json` (what runs), `files/`, `lock`. */
-export class RunStore {
-  readonly dir: string;
-
-  constructor(
-    readonly dataDir: string,
-    readonly runId: string,
-  ) {
-    if (!RUN_ID.test(runId)) throw new MethodError('invalid-run-id', `Unexpected run id \`${runId}\`, expected letters, digits, \`_\` and \`-\` (at most 100)`);
-    this.dir = path.join(dataDir, 'runs', runId);
-  }
-
-  exists(): boolean {
-    return existsSync(path.join(this.dir, 'run.json'));
-  }
-
-  readRecord(): RunRecord {
-    return this.readJson('run.json') as RunRecord;
-  }
-
-  readMethod(): CompiledMethod {
-    return this.readJson('method.json') as CompiledMethod;
-  }
-
-  writeMethod(method: CompiledMethod): void {
-    writeAtomic(path.join(this.dir, 'method.json'), `${JSON.stringify(method)}\n`);
-  }
-
-  /** After every transition: a reader (or a resume after a crash) sees one whole record or the previous one. */
-  writeRecord(record: RunRecord): void {
-    writeAtomic(path.join(this.dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`);
-  }
-
-  /** Saves a file output under `files/` and returns what the record keeps of it. */
-  saveFile(relative: string, bytes: Uint8Array, format: string | undefined): FileValue {
-    const target = path.join(this.dir, 'files', ...relative.split('/'));
-    writeAtomic(target, bytes);
-    const value: FileValue = { path: this.dataPath(target), sha256: sha256(bytes), size: bytes.length };
-    if (format !== undefined) value.format = format;
-    return value;
-  }
-
-  /** A path below the data folder as the record writes it: relative, `/`-separated. */
-  dataPath(absolute: string): string {
-    return path.relative(this.dataDir, absolute).split(path.sep).join('/');
-  }
-
-  private readJson(name: string): unknown {
-    const file = path.join(this.dir, name);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new MethodError('unknown-run', `Unexpected run id \`${this.runId}\`: no ${name} in ${this.dir}`);
-      throw error;
-    }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new MethodError('invalid-run', `Unexpected ${file} that is not JSON (${(error as Error).message})`);
-    }
-  }
-}
-
-/** Temp file in the same folder, flushed, then renamed over the target: never a torn file. */
-export function writeAtomic(file: string, data: string | Uint8Array): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'w');
-  try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // The rename's error is the one to report.
-    }
-    throw error;
-  }
-}
-
-export function sha256(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Runs this process is working on: a second operation on one of them is refused. */
-const active = new Set<string>();
+import type { StateSnapshot } from './state-files.js';
 
 /**
- * One process works on a run at a time. The lock file names the owner's pid; a lock whose
- * owner is gone (killed mid-run) is taken over, which is how a run survives a crash.
+ * Where one run lives: its record, the method it runs, its file outputs, and the states of the
+ * data folder. The file store (a folder on this machine, the default) and the PostgreSQL store
+ * (`@berrypack/method-postgres`) implement it.
+ *
+ * The runner writes synchronously (a write is visible to its next read at once) and awaits
+ * `flush()` where a write must be durable before it goes on: before a `do` step's executor
+ * runs, and at the end of every operation. Steps and checks read states and files through
+ * `dataDir`, which a store keeps current on this machine (the PostgreSQL store mirrors what it
+ * holds there).
  */
-export function lockRun(store: RunStore): () => void {
-  const key = path.resolve(store.dir);
-  if (active.has(key)) throw new MethodError('run-busy', `Unexpected second operation on run \`${store.runId}\`, which this process is working on`);
-  const lock = path.join(store.dir, 'lock');
-  mkdirSync(store.dir, { recursive: true });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
-      const owner = lockOwner(store);
-      if (owner !== undefined && owner !== process.pid && isAlive(owner)) {
-        throw new MethodError('run-busy', `Unexpected operation on run \`${store.runId}\`, which process ${owner} is working on`);
-      }
-      unlinkSync(lock);
-    }
-  }
-  active.add(key);
-  return () => {
-    active.delete(key);
-    try {
-      unlinkSync(lock);
-    } catch {
-      // Already gone: nothing to release.
-    }
-  };
+export interface RunStore {
+  readonly runId: string;
+  /** The data folder on this machine, absolute: states and `runs/<runId>/files` as steps and checks read them. */
+  readonly dataDir: string;
+  /** Where the run is, for messages (a folder, or a database and run id). */
+  readonly location: string;
+  exists(): Promise<boolean>;
+  readRecord(): Promise<RunRecord>;
+  readMethod(): Promise<CompiledMethod>;
+  writeMethod(method: CompiledMethod): Promise<void>;
+  /** After every transition: a reader (or a resume after a crash) sees one whole record or the previous one. */
+  writeRecord(record: RunRecord): void;
+  /** Saves a file output (path relative to the run's `files/`) and returns what the record keeps of it. */
+  saveFile(relative: string, bytes: Uint8Array, format: string | undefined): FileValue;
+  /** A state's current value (its `file` is its key), or the declared default; validated. */
+  readState(name: string, declaration: CompiledMethod['state'][string]): StateSnapshot;
+  /** A complete replacement, already validated; returns the sha256 of the bytes stored. */
+  writeState(declaration: CompiledMethod['state'][string], value: unknown): string;
+  /** Resolves when every write so far is durable; rejects with the first that failed. */
+  flush(): Promise<void>;
+  /** One operation on a run at a time; the release function. Refuses (`run-busy`) when another holds it. */
+  lock(): Promise<() => Promise<void>>;
+  /** Whether another live process works on the run (status then reports it as running). */
+  heldElsewhere(): Promise<boolean>;
 }
 
-/** Whether another live process holds the run (status then reports it as running). */
-export function heldElsewhere(store: RunStore): boolean {
-  if (active.has(path.resolve(store.dir))) return true;
-  const owner = lockOwner(store);
-  return owner !== undefined && owner !== process.pid && isAlive(owner);
-}
-
-function lockOwner(store: RunStore): number | undefined {
-  try {
-    const pid = Number(readFileSync(path.join(store.dir, 'lock'), 'utf8').trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** Opens runs by id; `dispatch`, when present, hands a run's work to workers instead of this process. */
+export interface RunStores {
+  open(runId: string): RunStore;
+  /** Queues the run's ready steps for workers (`berrypack method worker`); the caller does not drive it. */
+  dispatch?(runId: string): Promise<void>;
 }

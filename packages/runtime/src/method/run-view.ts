@@ -1,5 +1,5 @@
 import type { CallError } from '../errors.js';
-import type { CompiledMethod, Reference } from './method-types.js';
+import type { CompiledMethod, Reference } from '@berrypack/compiler/method-types';
 import { resolveReference, type ResolveScope } from './resolve.js';
 import type { RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type MethodRun, type PendingEntry, type RunRecord, type RunStatus } from './run-record.js';

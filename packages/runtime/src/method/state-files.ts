@@ -3,8 +3,8 @@ import path from 'node:path';
 import { canonicalJson } from '@berrypack/compiler/bundle';
 import { failure } from '../errors.js';
 import { typeProblem } from './data-values.js';
-import type { CompiledMethod } from './method-types.js';
-import { sha256, writeAtomic } from './run-store.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
+import { sha256, writeAtomic } from './atomic-file.js';
 
 type StateDeclaration = CompiledMethod['state'][string];
 

@@ -4,7 +4,7 @@ import { formatErrors, SchemaValidator } from '../validate/validator.js';
 import { connectionsOf } from './access.js';
 import { list } from './data-values.js';
 import { isToolConnection } from './environment.js';
-import type { CompiledStep } from './method-types.js';
+import type { CompiledStep } from '@berrypack/compiler/method-types';
 import type { RunContext } from './run-context.js';
 import type { InvocationRecord } from './run-record.js';
 

@@ -8,331 +8,471 @@
  * runner needs are captured first. Patching them anyway only corrupts the guest's own
  * result: the host validates every message (tool names, JSON, sizes) on its side.
  *
- * It is plain ES5-style JavaScript in a string: it runs in QuickJS, not in Node, and no
- * backticks or `${` appear in it.
+ * `guestRunner` runs in QuickJS, not in Node: the VM gets its source text
+ * (`GUEST_RUNNER_SOURCE`, from Function.prototype.toString of the compiled function, which
+ * works the same from dist/, from the tests' sources and from an application that bundles the
+ * runtime). So it is one self-contained function: it reads nothing of this module or of Node,
+ * and it uses no syntax a bundler might lower into a helper defined outside it (object spread,
+ * async functions, classes); eslint.config.js refuses those here.
  */
+
+/** What the worker tells the runner about the invocation (worker.ts builds it). */
+export interface GuestConfig {
+  tools: string[];
+  catalog: boolean;
+  outcome: boolean;
+  ports: { input: boolean; output: boolean };
+  outputBytes: number;
+  cryptoSeed: number;
+}
+
+/**
+ * The one host function: `call` (seq, tool name, input JSON), `op` (seq, catalog | receive |
+ * emit | outcome, value JSON or call id, kind, answers), `done` (0, output JSON) and `fail`
+ * (0, JSON of what was thrown).
+ */
+export type GuestSend = (kind: 'call' | 'op' | 'done' | 'fail', seq: number, a?: string, b?: string, c?: string, d?: string) => void;
+
+export interface GuestRunner {
+  /** Calls the entry module's default export once its namespace promise settles. */
+  start(namespace: Promise<Record<string, unknown>>): void;
+  /** The host's answer to request `seq`: its admission (tool calls) or its outcome. */
+  dispatch(kind: 'admit' | 'settle', seq: number, ok: boolean, payload: string | undefined): void;
+}
+
 export const GUEST_RUNNER_FILENAME = '<berrypack-runner>';
 
-export const GUEST_RUNNER = String.raw`(function (send, configText, inputText) {
-'use strict';
-var G = globalThis;
-var apply = Reflect.apply;
-var defineProperty = Object.defineProperty;
-var freeze = Object.freeze;
-var create = Object.create;
-var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-var getPrototypeOf = Object.getPrototypeOf;
-var isArray = Array.isArray;
-var isFinite_ = Number.isFinite;
-var JSON_ = JSON;
-var jsonParse = JSON.parse;
-var jsonStringify = JSON.stringify;
-var PromiseC = Promise;
-var promiseThen = Promise.prototype.then;
-var promiseResolve = Promise.resolve;
-var promiseReject = Promise.reject;
-var MapC = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
-var WeakMapC = WeakMap, wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
-var WeakSetC = WeakSet, wsAdd = WeakSet.prototype.add, wsHas = WeakSet.prototype.has;
-var ErrorC = Error, TypeErrorC = TypeError, RangeErrorC = RangeError;
-var StringC = String, strSlice = String.prototype.slice, strIndexOf = String.prototype.indexOf;
-var numberToString = Number.prototype.toString;
-var reTest = RegExp.prototype.test;
-var identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-var Uint8ArrayC = Uint8Array;
-var typedArrayProto = getPrototypeOf(Uint8Array.prototype);
-var taTag = getOwnPropertyDescriptor(typedArrayProto, Symbol.toStringTag).get;
-var taBuffer = getOwnPropertyDescriptor(typedArrayProto, 'buffer').get;
-var taOffset = getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get;
-var taLength = getOwnPropertyDescriptor(typedArrayProto, 'byteLength').get;
-var DOMExceptionC = typeof DOMException === 'function' ? DOMException : undefined;
-var imul = Math.imul;
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
+}
 
-var config = jsonParse(configText);
-var input = inputText === undefined ? undefined : jsonParse(inputText);
-var outputBytes = config.outputBytes;
+interface Pending {
+  outcome: Deferred<unknown>;
+  admission?: Deferred<unknown>;
+  callId?: string;
+}
 
-/* CODE-5's host globals that the engine has: no job-queue hook, no observable GC, no shared memory. */
-var withheld = ['queueMicrotask', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly'];
-for (var w = 0; w < withheld.length; w++) delete G[withheld[w]];
+interface Report {
+  kind: string;
+  name?: string;
+  message?: string;
+  stack?: string;
+  code?: string;
+}
 
-/* V8's stack API hands out the functions on the stack (QuickJS even for strict ones), which
-   would give guest code the runner's internals; stacks stay plain strings. */
-defineProperty(ErrorC, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+type TypedArrayGetter = (this: unknown) => unknown;
 
-/* crypto: seeded per invocation like Math.random, so a replay sees the same bytes. Not secret. */
-var rng = config.cryptoSeed | 0;
-function nextU32() {
-  rng = (rng + 0x6d2b79f5) | 0;
-  var t = rng;
-  t = imul(t ^ (t >>> 15), t | 1);
-  t ^= t + imul(t ^ (t >>> 7), t | 61);
-  return (t ^ (t >>> 14)) >>> 0;
-}
-function fillBytes(bytes, n) {
-  for (var i = 0; i < n; i += 4) {
-    var r = nextU32();
-    for (var k = 0; k < 4 && i + k < n; k++) { bytes[i + k] = r & 255; r >>>= 8; }
-  }
-}
-function getRandomValues(array) {
-  var tag = array !== null && typeof array === 'object' ? apply(taTag, array, []) : undefined;
-  switch (tag) {
-    case 'Int8Array': case 'Uint8Array': case 'Uint8ClampedArray': case 'Int16Array': case 'Uint16Array':
-    case 'Int32Array': case 'Uint32Array': case 'BigInt64Array': case 'BigUint64Array': break;
-    default: throw new TypeErrorC('crypto.getRandomValues expects an integer typed array');
-  }
-  var length = apply(taLength, array, []);
-  if (length > 65536) {
-    var message = 'crypto.getRandomValues: ' + length + ' bytes requested, at most 65536 allowed';
-    throw DOMExceptionC ? new DOMExceptionC(message, 'QuotaExceededError') : new RangeErrorC(message);
-  }
-  fillBytes(new Uint8ArrayC(apply(taBuffer, array, []), apply(taOffset, array, []), length), length);
-  return array;
-}
-var hex = '0123456789abcdef';
-function randomUUID() {
-  var b = new Uint8ArrayC(16);
-  fillBytes(b, 16);
-  b[6] = (b[6] & 15) | 64;
-  b[8] = (b[8] & 63) | 128;
-  var s = '';
-  for (var i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
-    s += hex[b[i] >>> 4] + hex[b[i] & 15];
-  }
-  return s;
-}
-defineProperty(G, 'crypto', {
-  value: freeze({ getRandomValues: getRandomValues, randomUUID: randomUUID }),
-  writable: true, enumerable: false, configurable: true
-});
+export function guestRunner(send: GuestSend, configText: string, inputText: string | undefined): GuestRunner {
+  'use strict';
+  const G = globalThis as unknown as Record<string, unknown>;
+  // Untyped on purpose: it calls captured intrinsics on values the guest handed in.
+  const apply = Reflect.apply as (target: (...args: never[]) => unknown, thisArgument: unknown, args: readonly unknown[]) => unknown;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const create = Object.create as (proto: null) => object;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const getPrototypeOf = Object.getPrototypeOf as (o: object) => object;
+  const isArray = Array.isArray;
+  const isFinite_ = Number.isFinite;
+  const JSON_ = JSON;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const PromiseC = Promise;
+  const promiseThen = Promise.prototype.then;
+  const promiseResolve = Promise.resolve;
+  const promiseReject = Promise.reject;
+  const MapC = Map,
+    mapGet = Map.prototype.get,
+    mapSet = Map.prototype.set,
+    mapDelete = Map.prototype.delete;
+  const WeakMapC = WeakMap,
+    wmGet = WeakMap.prototype.get,
+    wmSet = WeakMap.prototype.set;
+  const WeakSetC = WeakSet,
+    wsAdd = WeakSet.prototype.add,
+    wsHas = WeakSet.prototype.has;
+  const ErrorC = Error,
+    TypeErrorC = TypeError,
+    RangeErrorC = RangeError;
+  const StringC = String,
+    strSlice = String.prototype.slice,
+    strIndexOf = String.prototype.indexOf;
+  const numberToString = Number.prototype.toString;
+  const reTest = RegExp.prototype.test;
+  const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  const Uint8ArrayC = Uint8Array;
+  const typedArrayProto = getPrototypeOf(Uint8Array.prototype);
+  const getter = (key: PropertyKey): TypedArrayGetter => getOwnPropertyDescriptor(typedArrayProto, key)!.get as TypedArrayGetter;
+  const taTag = getter(Symbol.toStringTag);
+  const taBuffer = getter('buffer');
+  const taOffset = getter('byteOffset');
+  const taLength = getter('byteLength');
+  const DOMExceptionC = typeof DOMException === 'function' ? DOMException : undefined;
+  const imul = Math.imul;
 
-/* JSON at the boundary */
-var marked = new WeakSetC();
-function mark(error, code) {
-  defineProperty(error, 'code', { value: code, writable: true, enumerable: true, configurable: true });
-  apply(wsAdd, marked, [error]);
-  return error;
-}
-function markedCode(e) {
-  return e !== null && typeof e === 'object' && apply(wsHas, marked, [e]) ? e.code : undefined;
-}
-function describeValue(v) {
-  switch (typeof v) {
-    case 'number': return apply(numberToString, v, []);
-    case 'undefined': return 'undefined';
-    case 'function': return 'a function';
-    case 'symbol': return 'a symbol';
-    case 'bigint': return 'a BigInt';
-    default: return typeof v;
+  const config = jsonParse(configText) as GuestConfig;
+  const input: unknown = inputText === undefined ? undefined : jsonParse(inputText);
+  const outputBytes = config.outputBytes;
+
+  // CODE-5's host globals that the engine has: no job-queue hook, no observable GC, no shared memory.
+  const withheld = ['queueMicrotask', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly'];
+  for (let w = 0; w < withheld.length; w++) delete G[withheld[w]!];
+
+  // V8's stack API hands out the functions on the stack (QuickJS even for strict ones), which
+  // would give guest code the runner's internals; stacks stay plain strings.
+  defineProperty(ErrorC, 'prepareStackTrace', { value: undefined, writable: false, enumerable: false, configurable: false });
+
+  // crypto: seeded per invocation like Math.random, so a replay sees the same bytes. Not secret.
+  let rng = config.cryptoSeed | 0;
+  function nextU32(): number {
+    rng = (rng + 0x6d2b79f5) | 0;
+    let t = rng;
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
   }
-}
-function member(holder, key) {
-  if (isArray(holder)) return '[' + key + ']';
-  return apply(reTest, identifier, [key]) ? '.' + key : '[' + jsonStringify(key) + ']';
-}
-var BAD = create(null);
-/* Every value JSON.stringify would drop or rewrite is refused, except an object member that is
-   undefined: JSON has no undefined, and leaving such a member out is what JSON means by it. */
-function checker(what, paths) {
-  var root = true;
-  return function (key, value) {
-    var isRoot = root;
-    root = false;
-    var t = typeof value;
-    if (t === 'string' || t === 'boolean' || value === null) return value;
-    if (t === 'number' && isFinite_(value)) return value;
-    if (t === 'object') {
-      if (paths !== undefined) apply(mapSet, paths, [value, isRoot ? what : apply(mapGet, paths, [this]) + member(this, key)]);
-      return value;
+  function fillBytes(bytes: Uint8Array, n: number): void {
+    for (let i = 0; i < n; i += 4) {
+      let r = nextU32();
+      for (let k = 0; k < 4 && i + k < n; k++) {
+        bytes[i + k] = r & 255;
+        r >>>= 8;
+      }
     }
-    if (t === 'undefined' && !isRoot && !isArray(this)) return undefined;
-    if (paths === undefined) throw BAD;
-    var path = isRoot ? what : apply(mapGet, paths, [this]) + member(this, key);
-    throw mark(new TypeErrorC(path + ' is ' + describeValue(value) + ', which is not JSON'), 'not-json');
-  };
-}
-function isCircular(e) {
-  try { return e instanceof TypeErrorC && apply(strIndexOf, e.message, ['circular']) >= 0; } catch (x) { return false; }
-}
-function encode(value, what, allowUndefined) {
-  if (value === undefined) {
-    if (allowUndefined) return undefined;
-    throw mark(new TypeErrorC(what + ' is undefined, which is not JSON'), 'not-json');
   }
-  var text;
-  try {
-    text = apply(jsonStringify, JSON_, [value, checker(what, undefined)]);
-  } catch (e) {
-    if (e !== BAD && !isCircular(e)) throw e;
-    if (e === BAD) {
-      /* Again with paths, only on failure: naming the member costs a map entry per object. */
-      try { apply(jsonStringify, JSON_, [value, checker(what, new MapC())]); } catch (e2) { if (markedCode(e2) !== undefined) throw e2; }
-      throw mark(new TypeErrorC(what + ' is not JSON'), 'not-json');
+  function getRandomValues<T>(array: T): T {
+    const tag = array !== null && typeof array === 'object' ? apply(taTag, array, []) : undefined;
+    switch (tag) {
+      case 'Int8Array':
+      case 'Uint8Array':
+      case 'Uint8ClampedArray':
+      case 'Int16Array':
+      case 'Uint16Array':
+      case 'Int32Array':
+      case 'Uint32Array':
+      case 'BigInt64Array':
+      case 'BigUint64Array':
+        break;
+      default:
+        throw new TypeErrorC('crypto.getRandomValues expects an integer typed array');
     }
-    throw mark(new TypeErrorC(what + ' contains a circular reference, which is not JSON'), 'not-json');
+    const length = apply(taLength, array, []) as number;
+    if (length > 65536) {
+      const message = 'crypto.getRandomValues: ' + length + ' bytes requested, at most 65536 allowed';
+      throw DOMExceptionC ? new DOMExceptionC(message, 'QuotaExceededError') : new RangeErrorC(message);
+    }
+    fillBytes(new Uint8ArrayC(apply(taBuffer, array, []) as ArrayBuffer, apply(taOffset, array, []) as number, length), length);
+    return array;
   }
-  if (text === undefined) throw mark(new TypeErrorC(what + ' is not JSON'), 'not-json');
-  if (text.length > outputBytes) {
-    throw mark(new RangeErrorC(what + ' is larger than the limit of ' + outputBytes + ' bytes'), 'output-too-large');
+  const hex = '0123456789abcdef';
+  function randomUUID(): string {
+    const b = new Uint8ArrayC(16);
+    fillBytes(b, 16);
+    b[6] = (b[6]! & 15) | 64;
+    b[8] = (b[8]! & 63) | 128;
+    let s = '';
+    for (let i = 0; i < 16; i++) {
+      if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
+      s += hex[b[i]! >>> 4]! + hex[b[i]! & 15]!;
+    }
+    return s;
   }
-  return text;
-}
+  defineProperty(G, 'crypto', {
+    value: freeze({ getRandomValues: getRandomValues, randomUUID: randomUUID }),
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 
-/* Requests to the host; records are null-prototype so no inherited setter sees them. */
-var pending = new MapC();
-var receipts = new WeakMapC();
-var seqCounter = 0;
-function noop() {}
-function deferred() {
-  var d = create(null);
-  d.promise = new PromiseC(function (resolve, reject) { d.resolve = resolve; d.reject = reject; });
-  return d;
-}
-function failure(info, callId) {
-  var e = new ErrorC(info.message);
-  defineProperty(e, 'code', { value: info.code, writable: true, enumerable: true, configurable: true });
-  if (callId !== undefined) defineProperty(e, 'callId', { value: callId, writable: true, enumerable: true, configurable: true });
-  return e;
-}
-function request(kind, name, a, b, c, admitted) {
-  var seq = ++seqCounter;
-  var rec = create(null);
-  rec.outcome = deferred();
-  if (admitted) {
-    rec.admission = deferred();
-    /* Whether the guest ever asks for the receipt is its choice, not an unhandled rejection. */
-    apply(promiseThen, rec.admission.promise, [undefined, noop]);
+  // JSON at the boundary
+  const marked = new WeakSetC<object>();
+  function mark(error: Error, code: string): Error {
+    defineProperty(error, 'code', { value: code, writable: true, enumerable: true, configurable: true });
+    apply(wsAdd, marked, [error]);
+    return error;
   }
-  apply(mapSet, pending, [seq, rec]);
-  send(kind, seq, name, a, b, c);
-  return rec;
-}
-function reject(e) { return apply(promiseReject, PromiseC, [e]); }
-function callTool(name, value) {
-  var text;
-  try { text = encode(value, 'tools[' + jsonStringify(name) + '] input', true); } catch (e) { return reject(e); }
-  var rec = request('call', name, text, undefined, undefined, true);
-  apply(wmSet, receipts, [rec.outcome.promise, rec.admission.promise]);
-  return rec.outcome.promise;
-}
-function op(name, a, b, c) { return request('op', name, a, b, c, false).outcome.promise; }
+  function markedCode(e: unknown): string | undefined {
+    return e !== null && typeof e === 'object' && apply(wsHas, marked, [e]) ? (e as { code: string }).code : undefined;
+  }
+  function describeValue(v: unknown): string {
+    switch (typeof v) {
+      case 'number':
+        return apply(numberToString, v, []) as string;
+      case 'undefined':
+        return 'undefined';
+      case 'function':
+        return 'a function';
+      case 'symbol':
+        return 'a symbol';
+      case 'bigint':
+        return 'a BigInt';
+      default:
+        return typeof v;
+    }
+  }
+  function member(holder: unknown, key: string): string {
+    if (isArray(holder)) return '[' + key + ']';
+    return apply(reTest, identifier, [key]) ? '.' + key : '[' + jsonStringify(key) + ']';
+  }
+  const BAD = create(null);
+  // Every value JSON.stringify would drop or rewrite is refused, except an object member that is
+  // undefined: JSON has no undefined, and leaving such a member out is what JSON means by it.
+  function checker(what: string, paths: Map<unknown, string> | undefined): (this: unknown, key: string, value: unknown) => unknown {
+    let root = true;
+    return function (this: unknown, key: string, value: unknown): unknown {
+      const isRoot = root;
+      root = false;
+      const t = typeof value;
+      if (t === 'string' || t === 'boolean' || value === null) return value;
+      if (t === 'number' && isFinite_(value)) return value;
+      if (t === 'object') {
+        if (paths !== undefined) apply(mapSet, paths, [value, isRoot ? what : (apply(mapGet, paths, [this]) as string) + member(this, key)]);
+        return value;
+      }
+      if (t === 'undefined' && !isRoot && !isArray(this)) return undefined;
+      if (paths === undefined) throw BAD;
+      const path = isRoot ? what : (apply(mapGet, paths, [this]) as string) + member(this, key);
+      throw mark(new TypeErrorC(path + ' is ' + describeValue(value) + ', which is not JSON'), 'not-json');
+    };
+  }
+  function isCircular(e: unknown): boolean {
+    try {
+      return e instanceof TypeErrorC && (apply(strIndexOf, e.message, ['circular']) as number) >= 0;
+    } catch {
+      return false;
+    }
+  }
+  function encode(value: unknown, what: string, allowUndefined: boolean): string | undefined {
+    if (value === undefined) {
+      if (allowUndefined) return undefined;
+      throw mark(new TypeErrorC(what + ' is undefined, which is not JSON'), 'not-json');
+    }
+    let text: string | undefined;
+    try {
+      text = apply(jsonStringify, JSON_, [value, checker(what, undefined)]) as string | undefined;
+    } catch (e) {
+      if (e !== BAD && !isCircular(e)) throw e;
+      if (e === BAD) {
+        // Again with paths, only on failure: naming the member costs a map entry per object.
+        try {
+          apply(jsonStringify, JSON_, [value, checker(what, new MapC())]);
+        } catch (e2) {
+          if (markedCode(e2) !== undefined) throw e2;
+        }
+        throw mark(new TypeErrorC(what + ' is not JSON'), 'not-json');
+      }
+      throw mark(new TypeErrorC(what + ' contains a circular reference, which is not JSON'), 'not-json');
+    }
+    if (text === undefined) throw mark(new TypeErrorC(what + ' is not JSON'), 'not-json');
+    if (text.length > outputBytes) {
+      throw mark(new RangeErrorC(what + ' is larger than the limit of ' + outputBytes + ' bytes'), 'output-too-large');
+    }
+    return text;
+  }
 
-var tools = {};
-for (var t = 0; t < config.tools.length; t++) {
-  (function (name) {
-    var fn = function (value) { return callTool(name, value); };
+  // Requests to the host; records are null-prototype so no inherited setter sees them.
+  const pending = new MapC<number, Pending>();
+  const receipts = new WeakMapC<Promise<unknown>, Promise<unknown>>();
+  let seqCounter = 0;
+  function noop(): void {}
+  function deferred(): Deferred<unknown> {
+    const d = create(null) as Deferred<unknown>;
+    d.promise = new PromiseC(function (resolve, reject) {
+      d.resolve = resolve;
+      d.reject = reject;
+    });
+    return d;
+  }
+  function failure(info: { code: string; message: string }, callId: string | undefined): Error {
+    const e = new ErrorC(info.message);
+    defineProperty(e, 'code', { value: info.code, writable: true, enumerable: true, configurable: true });
+    if (callId !== undefined) defineProperty(e, 'callId', { value: callId, writable: true, enumerable: true, configurable: true });
+    return e;
+  }
+  function request(kind: 'call' | 'op', name: string, a: string | undefined, b: string | undefined, c: string | undefined, admitted: boolean): Pending {
+    const seq = ++seqCounter;
+    const rec = create(null) as Pending;
+    rec.outcome = deferred();
+    if (admitted) {
+      rec.admission = deferred();
+      // Whether the guest ever asks for the receipt is its choice, not an unhandled rejection.
+      apply(promiseThen, rec.admission.promise, [undefined, noop]);
+    }
+    apply(mapSet, pending, [seq, rec]);
+    send(kind, seq, name, a, b, c);
+    return rec;
+  }
+  function reject(e: unknown): Promise<never> {
+    return apply(promiseReject, PromiseC, [e]) as Promise<never>;
+  }
+  function callTool(name: string, value: unknown): Promise<unknown> {
+    let text: string | undefined;
+    try {
+      text = encode(value, 'tools[' + jsonStringify(name) + '] input', true);
+    } catch (e) {
+      return reject(e);
+    }
+    const rec = request('call', name, text, undefined, undefined, true);
+    apply(wmSet, receipts, [rec.outcome.promise, rec.admission!.promise]);
+    return rec.outcome.promise;
+  }
+  function op(name: string, a?: string, b?: string, c?: string): Promise<unknown> {
+    return request('op', name, a, b, c, false).outcome.promise;
+  }
+
+  const tools = {};
+  for (let t = 0; t < config.tools.length; t++) {
+    const name = config.tools[t]!;
+    const fn = function (value: unknown): Promise<unknown> {
+      return callTool(name, value);
+    };
     defineProperty(fn, 'name', { value: name, configurable: true });
     defineProperty(tools, name, { value: fn, enumerable: true, writable: false, configurable: false });
-  })(config.tools[t]);
-}
-freeze(tools);
+  }
+  freeze(tools);
 
-var context = {};
-function method(name, fn) { defineProperty(context, name, { value: fn, enumerable: true, writable: false, configurable: false }); }
-method('receipt', function receipt(promise) {
-  var admission = promise !== null && typeof promise === 'object' ? apply(wmGet, receipts, [promise]) : undefined;
-  if (admission === undefined) return reject(new TypeErrorC('context.receipt expects a promise returned by a tool call'));
-  return admission;
-});
-if (config.catalog) method('catalog', function catalog() { return op('catalog'); });
-if (config.outcome) {
-  method('outcome', function outcome(callId) {
-    if (typeof callId !== 'string') return reject(new TypeErrorC('context.outcome expects the callId of an async call'));
-    return op('outcome', callId);
+  const context = {};
+  function method(name: string, fn: (...args: never[]) => unknown): void {
+    defineProperty(context, name, { value: fn, enumerable: true, writable: false, configurable: false });
+  }
+  method('receipt', function receipt(promise: unknown) {
+    const admission = promise !== null && typeof promise === 'object' ? (apply(wmGet, receipts, [promise]) as Promise<unknown> | undefined) : undefined;
+    if (admission === undefined) return reject(new TypeErrorC('context.receipt expects a promise returned by a tool call'));
+    return admission;
   });
-}
-if (config.ports.input) method('receive', function receive() { return op('receive'); });
-if (config.ports.output) {
-  method('emit', function emit(value, kind, answers) {
-    if (kind !== undefined && typeof kind !== 'string') return reject(new TypeErrorC('context.emit: kind must be a string'));
-    if (answers !== undefined && typeof answers !== 'string') return reject(new TypeErrorC('context.emit: answers must be a string'));
-    var text;
-    try { text = encode(value, 'context.emit value', false); } catch (e) { return reject(e); }
-    return apply(promiseThen, op('emit', text, kind, answers), [noop]);
-  });
-}
-freeze(context);
+  if (config.catalog) {
+    method('catalog', function catalog() {
+      return op('catalog');
+    });
+  }
+  if (config.outcome) {
+    method('outcome', function outcome(callId: unknown) {
+      if (typeof callId !== 'string') return reject(new TypeErrorC('context.outcome expects the callId of an async call'));
+      return op('outcome', callId);
+    });
+  }
+  if (config.ports.input) {
+    method('receive', function receive() {
+      return op('receive');
+    });
+  }
+  if (config.ports.output) {
+    method('emit', function emit(value: unknown, kind: unknown, answers: unknown) {
+      if (kind !== undefined && typeof kind !== 'string') return reject(new TypeErrorC('context.emit: kind must be a string'));
+      if (answers !== undefined && typeof answers !== 'string') return reject(new TypeErrorC('context.emit: answers must be a string'));
+      let text: string | undefined;
+      try {
+        text = encode(value, 'context.emit value', false);
+      } catch (e) {
+        return reject(e);
+      }
+      return apply(promiseThen, op('emit', text, kind, answers), [noop]);
+    });
+  }
+  freeze(context);
 
-function dispatch(kind, seq, ok, payload) {
-  var rec = apply(mapGet, pending, [seq]);
-  if (rec === undefined) return;
-  if (kind === 'admit') {
-    if (ok) {
-      var receipt = jsonParse(payload);
-      rec.callId = receipt.callId;
-      rec.admission.resolve(freeze({ callId: receipt.callId, executionId: receipt.executionId }));
+  function dispatch(kind: 'admit' | 'settle', seq: number, ok: boolean, payload: string | undefined): void {
+    const rec = apply(mapGet, pending, [seq]) as Pending | undefined;
+    if (rec === undefined) return;
+    if (kind === 'admit') {
+      if (ok) {
+        const receipt = jsonParse(payload!) as { callId: string; executionId: string | null };
+        rec.callId = receipt.callId;
+        rec.admission!.resolve(freeze({ callId: receipt.callId, executionId: receipt.executionId }));
+        return;
+      }
+      const refused = jsonParse(payload!) as { code: string; message: string };
+      apply(mapDelete, pending, [seq]);
+      rec.admission!.reject(failure(refused, undefined));
+      rec.outcome.reject(failure(refused, undefined));
       return;
     }
-    var refused = jsonParse(payload);
     apply(mapDelete, pending, [seq]);
-    rec.admission.reject(failure(refused, undefined));
-    rec.outcome.reject(failure(refused, undefined));
-    return;
+    if (ok) rec.outcome.resolve(payload === undefined ? undefined : jsonParse(payload));
+    else rec.outcome.reject(failure(jsonParse(payload!) as { code: string; message: string }, rec.callId));
   }
-  apply(mapDelete, pending, [seq]);
-  if (ok) rec.outcome.resolve(payload === undefined ? undefined : jsonParse(payload));
-  else rec.outcome.reject(failure(jsonParse(payload), rec.callId));
-}
 
-/* Results */
-function clip(s, n) { return s.length > n ? apply(strSlice, s, [0, n]) + '…' : s; }
-function describe(e) {
-  var d = create(null);
-  d.kind = 'thrown';
-  try {
-    if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
-      var name = e.name, message = e.message, stack = e.stack, code = e.code;
-      if (typeof name === 'string') d.name = clip(name, 200);
-      if (typeof message === 'string') d.message = clip(message, 4000);
-      if (typeof stack === 'string') d.stack = clip(stack, 16000);
-      if (typeof code === 'string') d.code = clip(code, 200);
-    }
-    if (d.message === undefined) {
-      var shown = typeof e === 'string' ? e : jsonStringify(e);
-      d.message = clip(typeof shown === 'string' ? shown : StringC(e), 4000);
-    }
-  } catch (x) {
-    if (d.message === undefined) d.message = 'a value that cannot be shown was thrown';
+  // Results
+  function clip(s: string, n: number): string {
+    return s.length > n ? (apply(strSlice, s, [0, n]) as string) + '…' : s;
   }
-  return d;
-}
-function report(d) { send('fail', 0, jsonStringify(d)); }
-function fail(e) { report(describe(e)); }
-function finish(value) {
-  var text;
-  try {
-    text = encode(value, 'output', false);
-  } catch (e) {
-    var code = markedCode(e);
-    if (code === undefined) return fail(e);
-    var d = create(null);
-    d.kind = code;
-    d.message = e.message;
-    return report(d);
+  function describe(e: unknown): Report {
+    const d = create(null) as Report;
+    d.kind = 'thrown';
+    try {
+      if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+        const r = e as Record<string, unknown>;
+        const name = r['name'],
+          message = r['message'],
+          stack = r['stack'],
+          code = r['code'];
+        if (typeof name === 'string') d.name = clip(name, 200);
+        if (typeof message === 'string') d.message = clip(message, 4000);
+        if (typeof stack === 'string') d.stack = clip(stack, 16000);
+        if (typeof code === 'string') d.code = clip(code, 200);
+      }
+      if (d.message === undefined) {
+        const shown: unknown = typeof e === 'string' ? e : jsonStringify(e);
+        d.message = clip(typeof shown === 'string' ? shown : StringC(e), 4000);
+      }
+    } catch {
+      if (d.message === undefined) d.message = 'a value that cannot be shown was thrown';
+    }
+    return d;
   }
-  send('done', 0, text);
-}
-function start(namespace) {
-  apply(promiseThen, namespace, [function (ns) {
-    var main;
-    try { main = ns['default']; } catch (e) { return fail(e); }
-    if (typeof main !== 'function') {
-      var d = create(null);
-      d.kind = 'load';
-      d.message = 'the entry module has no default export function';
+  function report(d: Report): void {
+    send('fail', 0, jsonStringify(d));
+  }
+  function fail(e: unknown): void {
+    report(describe(e));
+  }
+  function finish(value: unknown): void {
+    let text: string | undefined;
+    try {
+      text = encode(value, 'output', false);
+    } catch (e) {
+      const code = markedCode(e);
+      if (code === undefined) return fail(e);
+      const d = create(null) as Report;
+      d.kind = code;
+      d.message = (e as Error).message;
       return report(d);
     }
-    var result;
-    try {
-      result = apply(promiseResolve, PromiseC, [main(input, tools, context)]);
-    } catch (e) {
-      return fail(e);
-    }
-    apply(promiseThen, result, [finish, fail]);
-  }, fail]);
+    send('done', 0, text);
+  }
+  function start(namespace: Promise<Record<string, unknown>>): void {
+    apply(promiseThen, namespace, [
+      function (ns: Record<string, unknown>) {
+        let main: unknown;
+        try {
+          main = ns['default'];
+        } catch (e) {
+          return fail(e);
+        }
+        if (typeof main !== 'function') {
+          const d = create(null) as Report;
+          d.kind = 'load';
+          d.message = 'the entry module has no default export function';
+          return report(d);
+        }
+        let result: Promise<unknown>;
+        try {
+          result = apply(promiseResolve, PromiseC, [
+            (main as (input: unknown, tools: object, context: object) => unknown)(input, tools, context),
+          ]) as Promise<unknown>;
+        } catch (e) {
+          return fail(e);
+        }
+        apply(promiseThen, result, [finish, fail]);
+      },
+      fail,
+    ]);
+  }
+
+  return freeze({ start: start, dispatch: dispatch });
 }
 
-return freeze({ start: start, dispatch: dispatch });
-})`;
+/** What the VM evaluates: an expression whose value is `guestRunner`. */
+export const GUEST_RUNNER_SOURCE = '(' + guestRunner.toString() + ')';

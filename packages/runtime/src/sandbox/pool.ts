@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { GUEST_RUNNER } from './guest-runner.js';
-import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './index.js';
+import { GUEST_RUNNER_SOURCE } from './guest-runner.js';
+import type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
 import type { FromWorker, GuestOp, InvokeMessage, RawResult, ToWorker, WorkerData } from './protocol.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
 import { locateImport, mapStack } from './source-map.js';
@@ -196,7 +196,7 @@ export class WorkerPool implements Sandbox {
 
   private spawn(index: number, assets: WorkerAssets): Slot {
     const watch = new SharedArrayBuffer(16);
-    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, runner: GUEST_RUNNER, watch };
+    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, runner: GUEST_RUNNER_SOURCE, watch };
     const worker = new Worker(assets.script, { workerData: data, name: 'berrypack-sandbox' });
     const slot: Slot = { index, worker, watch: new BigInt64Array(watch), active: new Map(), dead: false };
     this.slots[index] = slot;
@@ -405,21 +405,6 @@ export class WorkerPool implements Sandbox {
     if (this.slots.some((s) => s !== undefined && s.active.size > 0)) return;
     clearInterval(this.watchdog);
     this.watchdog = undefined;
-  }
-
-  /** Stops one worker as the watchdog would; tests use it to exercise the replacement path. */
-  terminateWorkerForTesting(index: number): Promise<void> {
-    const slot = this.slots[index];
-    if (slot === undefined) return Promise.resolve();
-    this.kill(slot, 0, 'the sandbox worker was stopped');
-    return Promise.resolve();
-  }
-
-  /** What the pool still tracks; tests check that nothing outlives its invocations. */
-  liveForTesting(): { invocations: number; budgets: number } {
-    let invocations = 0;
-    for (const slot of this.slots) invocations += slot?.active.size ?? 0;
-    return { invocations, budgets: this.budgets.size };
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
  * the host sees is exactly what the guest serialized.
  */
 import type { QuickJSOptions } from 'quickjs-wasi';
-import type { SandboxErrorCode } from './index.js';
+import type { SandboxErrorCode } from './types.js';
 
 export interface WorkerData {
   /** file: URL of quickjs-wasi's entry, resolved by the host so the worker needs no module resolution of its own. */

@@ -1,5 +1,5 @@
 import { decodedMappings, TraceMap, traceSegment } from '@jridgewell/trace-mapping';
-import type { SandboxModule } from './index.js';
+import type { SandboxModule } from './types.js';
 
 export interface SourceLocation {
   file: string;

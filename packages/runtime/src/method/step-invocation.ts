@@ -2,14 +2,13 @@ import { failure, toCallError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { runCheck } from './checks.js';
 import { isFileContent, list, recordProblem, typeProblem } from './data-values.js';
-import type { StepChange, StepRequest } from './executor.js';
+import type { StepChange, StepRequest } from './step-executors.js';
 import { MethodError } from './method-error.js';
-import { elementType, type CompiledStep, type DataType } from './method-types.js';
+import { elementType, type CompiledStep, type DataType } from '@berrypack/compiler/method-types';
 import { substitute } from './resolve.js';
 import { connectionsOf } from './access.js';
 import type { RunContext } from './run-context.js';
 import type { ChangeRecord, InvocationRecord, ItemRecord, StepRecord } from './run-record.js';
-import { writeState } from './state-files.js';
 import { stepToolbox, type StepToolbox } from './step-tools.js';
 
 /** One invocation of a step: the step itself, or one item of an `each` step. */
@@ -40,6 +39,7 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
   const toolbox = stepToolbox(context, step, target, `${step.key}${invocation.item ? `#${invocation.item.index}` : ''}:${sequence}`);
   // Durable "started": from here on, a crash leaves a step with changes `uncertain`.
   context.persist();
+  await context.flush();
   try {
     if (!context.executor) throw failure('no-executor', `Unexpected \`do\` step \`${step.key}\` without an executor, expected one in the run's options`);
     const environment: Record<string, unknown> = {};
@@ -75,7 +75,7 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
       const change = target.changes![targetName]!;
       if (targetName.startsWith('state.')) {
         change.after = value;
-        change.sha256 = writeState(context.store.dataDir, context.method.state[targetName.slice('state.'.length)]!, value);
+        change.sha256 = context.store.writeState(context.method.state[targetName.slice('state.'.length)]!, value);
       } else if (value !== undefined) change.after = value;
     }
     for (const change of Object.values(target.changes ?? {})) {

@@ -8,7 +8,7 @@ import type { ModelBinding, ModelMessage, ModelProvider, Script, ToolDefinition 
 import { createScriptedProvider } from '../providers/scripted.js';
 import type { Runtime, StartTarget } from '../runtime.js';
 import { jsonSchemaOf, recordSchema } from './data-values.js';
-import type { CompiledMethod, DataType } from './method-types.js';
+import type { CompiledMethod, DataType } from '@berrypack/compiler/method-types';
 import type { StepTool } from './step-tools.js';
 
 /** What a `do` step's executor receives: its resolved inputs and output definitions, nothing else. */

@@ -1,6 +1,6 @@
 import { failure, toCallError } from '../errors.js';
-import { answerAsk, checkInvocation, finishInvocation, invokeAsk, invokeDo, localsOf, type Invocation } from './invoke.js';
-import type { CompiledStep } from './method-types.js';
+import { answerAsk, checkInvocation, finishInvocation, invokeAsk, invokeDo, localsOf, type Invocation } from './step-invocation.js';
+import type { CompiledStep } from '@berrypack/compiler/method-types';
 import { MissingValue, resolveReference, type Resolution, type ResolveScope } from './resolve.js';
 import { targetsOf } from './access.js';
 import type { RunContext } from './run-context.js';

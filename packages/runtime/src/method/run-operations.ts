@@ -5,15 +5,15 @@ import type { CallError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { accessProblem } from './access.js';
 import { describe, list, typeProblem } from './data-values.js';
-import { isMissingOutput, localsOf, recordOutputs, responseOutputs } from './invoke.js';
+import { isMissingOutput, localsOf, recordOutputs, responseOutputs } from './step-invocation.js';
 import { MethodError } from './method-error.js';
-import type { CompiledMethod } from './method-types.js';
+import type { CompiledMethod } from '@berrypack/compiler/method-types';
 import { createContext, type MethodHostOptions, type RunContext } from './run-context.js';
 import { DONE_STATUSES, type InvocationRecord, type ItemRecord, type MethodRun, type RunRecord } from './run-record.js';
-import { heldElsewhere, lockRun, RunStore } from './run-store.js';
+import { FileRunStore, fileRunStores } from './file-run-store.js';
+import type { RunStore, RunStores } from './run-store.js';
 import { reconcile, runStatus, viewOf } from './run-view.js';
-import { aggregateItems, MethodRunner } from './runner.js';
-import { readState } from './state-files.js';
+import { aggregateItems, MethodRunner } from './step-scheduler.js';
 
 export interface RunMethodOptions extends MethodHostOptions {
   /** The method's inputs; declared defaults fill the rest. A `file` input is a path to copy into the run. */
@@ -48,9 +48,10 @@ export interface ConfirmStepOptions extends MethodHostOptions {
 
 /** Starts a run of a compiled method and drives it until it completes, needs attention or fails. */
 export async function runMethod(method: CompiledMethod, options: RunMethodOptions): Promise<MethodRun> {
-  const store = new RunStore(path.resolve(options.dataDir), options.runId ?? `run-${randomUUID()}`);
-  if (store.exists()) throw new MethodError('run-exists', `Unexpected run id \`${store.runId}\`, which already exists in ${store.dir}`);
-  const release = lockRun(store);
+  const stores = storesOf(options);
+  const store = stores.open(options.runId ?? `run-${randomUUID()}`);
+  if (await store.exists()) throw new MethodError('run-exists', `Unexpected run id \`${store.runId}\`, which already exists in ${store.location}`);
+  const release = await store.lock();
   try {
     const now = new Date().toISOString();
     const record: RunRecord = {
@@ -67,7 +68,7 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
       ...(options.meta ? { meta: options.meta } : {}),
       steps: Object.fromEntries(Object.values(method.steps).map((s) => [s.key, { kind: s.kind, status: 'pending' as const, invocations: 0, judgements: 0 }])),
     };
-    store.writeMethod(method);
+    await store.writeMethod(method);
     const context = createContext(method, store, record, options);
     // Every declared connection needs a configuration, even one no step uses yet.
     const problem = prepareInputs(context, options.inputs) ?? (await accessProblem(context, Object.values(method.steps), Object.keys(method.environment)));
@@ -76,14 +77,32 @@ export async function runMethod(method: CompiledMethod, options: RunMethodOption
       record.status = 'failed';
       record.endedAt = context.now();
       context.persist();
+      await context.flush();
       return viewOf(method, record, false);
     }
     context.persist();
-    await new MethodRunner(context).drive();
-    return viewOf(method, record, false);
+    return await proceed(stores, context, new MethodRunner(context));
   } finally {
-    release();
+    await release();
   }
+}
+
+/** Drives the run here, or (a store with workers) hands it to them and reports it running. */
+async function proceed(stores: RunStores, context: RunContext, runner: MethodRunner): Promise<MethodRun> {
+  const { method, record } = context;
+  if (!stores.dispatch) {
+    await runner.drive();
+    await context.flush();
+    return viewOf(method, record, false);
+  }
+  await context.flush();
+  await stores.dispatch(record.runId);
+  const settled = await context.store.readRecord();
+  return viewOf(method, settled, settled.status === 'running');
+}
+
+function storesOf(options: MethodHostOptions): RunStores {
+  return options.stores ?? fileRunStores(options.dataDir);
 }
 
 /** Continues a run: with `step` and `response`, answers a waiting `ask` first. */
@@ -185,25 +204,29 @@ function confirmChanges(context: RunContext, inv: InvocationRecord): void {
     if (!change.target.startsWith('state.')) continue;
     const name = change.target.slice('state.'.length);
     try {
-      change.after = readState(context.store.dataDir, name, context.method.state[name]!).value;
+      change.after = context.store.readState(name, context.method.state[name]!).value;
     } catch {
       delete change.after;
     }
   }
 }
 
-/** The run as it is on disk; an interrupted run is shown as a resume would find it. Writes nothing. */
-export async function methodStatus(runId: string, options: { dataDir: string }): Promise<MethodRun> {
-  const { method, record, live } = readMethodRun(runId, options);
-  return viewOf(method, record, live);
+/** The run as its store holds it; an interrupted run is shown as a resume would find it. Writes nothing. */
+export async function methodStatus(runId: string, options: { dataDir: string; stores?: RunStores }): Promise<MethodRun> {
+  const store = storesOf(options).open(runId);
+  const method = await store.readMethod();
+  const record = await store.readRecord();
+  const live = await store.heldElsewhere();
+  if (!live && !options.stores?.dispatch) reconcile(method, record);
+  return viewOf(method, record, live || (options.stores?.dispatch !== undefined && record.status === 'running'));
 }
 
-/** Everything a run recorded (run.json) and the compiled method it runs (method.json). */
+/** Everything a run in the file store recorded (run.json) and the compiled method it runs (method.json). */
 export function readMethodRun(runId: string, options: { dataDir: string }): { method: CompiledMethod; record: RunRecord; live: boolean } {
-  const store = new RunStore(path.resolve(options.dataDir), runId);
-  const method = store.readMethod();
-  const record = store.readRecord();
-  const live = heldElsewhere(store);
+  const store = new FileRunStore(path.resolve(options.dataDir), runId);
+  const method = store.methodNow();
+  const record = store.recordNow();
+  const live = store.liveNow();
   if (!live) reconcile(method, record);
   return { method, record, live };
 }
@@ -213,13 +236,15 @@ async function withRun(
   options: MethodHostOptions,
   act: (context: RunContext, runner: MethodRunner) => Promise<void> | void,
 ): Promise<MethodRun> {
-  const store = new RunStore(path.resolve(options.dataDir), runId);
-  if (!store.exists()) throw new MethodError('unknown-run', `Unexpected run id \`${runId}\`: no run in ${store.dir}`);
-  const release = lockRun(store);
+  const stores = storesOf(options);
+  const store: RunStore = stores.open(runId);
+  if (!(await store.exists())) throw new MethodError('unknown-run', `Unexpected run id \`${runId}\`: no run in ${store.location}`);
+  const release = await store.lock();
   try {
-    const method = store.readMethod();
-    const record = store.readRecord();
-    reconcile(method, record);
+    const method = await store.readMethod();
+    const record = await store.readRecord();
+    // With workers, a step a worker left is theirs to recover (its step lock tells whether the worker lives).
+    if (!stores.dispatch) reconcile(method, record);
     const status = runStatus(record, false);
     if (status === 'completed' || status === 'failed')
       throw new MethodError(`run-${status}`, `Unexpected operation on run \`${runId}\`, which has ${status === 'completed' ? 'completed' : 'failed'}`);
@@ -232,10 +257,9 @@ async function withRun(
     if (problem) throw new MethodError(problem.code, problem.message);
     const runner = new MethodRunner(context);
     await act(context, runner);
-    await runner.drive();
-    return viewOf(method, record, false);
+    return await proceed(stores, context, runner);
   } finally {
-    release();
+    await release();
   }
 }
 
