@@ -55,7 +55,7 @@ function byLines(text: string, file: string, from: number, offsets: ByteOffsets,
       if (last !== undefined && 'text' in last) last.text += line;
       else out.push({ text: line });
     } else if (continues) {
-      (last).slice[1] = offsets.at(at + line.length);
+      last.slice[1] = offsets.at(at + line.length);
       cursor = at + line.length;
     } else {
       out.push({ slice: [offsets.at(at), offsets.at(at + line.length)] });
