@@ -13,7 +13,7 @@
 // interleaved processes, in an order rotated per round), then the median of those ratios: the
 // machine is shared and noisy, and a ratio across runs would mostly measure the noise.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,7 +168,9 @@ for (const n of needsPackages ? options.ns : []) {
   cpSync(path.join(dir, 'js'), watchJs, { recursive: true });
   const watchEntry = path.join(dir, 'watch-entry.js');
   writeFileSync(watchEntry, `import pkg from ${JSON.stringify(path.join(watchPkg, 'plugin.json'))};\nexport default pkg;\n`);
-  setups.set(n, { n, dir, pkg, files: files.length, js, entry, watchPkg, watchJs, watchEntry });
+  // The text sources a bundle captures (plugin.json, routines, modules); resources go to blobs beside it.
+  const sourceBytes = files.filter((f) => /\.(json|md|m?js)$/.test(f)).reduce((sum, f) => sum + statSync(path.join(pkg, f)).size, 0);
+  setups.set(n, { n, dir, pkg, files: files.length, sourceBytes, js, entry, watchPkg, watchJs, watchEntry });
   log(`bench: generated N = ${n}: ${files.length} files, ${js.modules} code routines as .js`);
 }
 
@@ -267,6 +269,12 @@ for (let run = 0; run < maxRuns; run++) {
         put(`cold.${name}.${n}`, run, r.ms);
         put(`rss.${name}.${n}`, run, r.rssMB);
         if (name !== 'startup' && name !== 'floor' && name !== 'cli' && name !== 'cli-warm') put(`inner.${name}.${n}`, run, lastJson(r.stdout));
+        if (name === 'cli') {
+          const out = path.join(s.dir, 'out', name);
+          const file = readdirSync(out).find((f) => f.endsWith('.berry.json'));
+          if (file !== undefined) put(`size.bundle.${n}`, run, statSync(path.join(out, file)).size / 1024);
+          put(`size.sources.${n}`, run, s.sourceBytes / 1024);
+        }
       } catch (error) {
         errors.push(`run ${run + 1}, N = ${n}, ${name}: ${error.message}`);
       }
@@ -365,6 +373,15 @@ for (const n of needsPackages ? options.ns : []) {
         against: 'floor',
         ratios: ratios(cli, floor),
         ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: 1.0 }, targetLabel: 'vs the floor' } : {}),
+      },
+    ]);
+    // Bytes, not time: the same every run (the bundle is deterministic), so one value is the figure.
+    const bundleKB = runsOf(`size.bundle.${n}`);
+    figure('cold', 'bundle-size', 'bundle file written by `berrypack build`', n, 'KB', bundleKB, [
+      {
+        against: 'bytes of its text sources',
+        ratios: ratios(bundleKB, runsOf(`size.sources.${n}`)),
+        ...(targetAt(n, [1000]) ? { target: { op: '<=', value: 1.5 }, targetLabel: 'vs its sources' } : {}),
       },
     ]);
     const warm = runsOf(`cold.cli-warm.${n}`);
@@ -646,6 +663,7 @@ const wanted = [
   ...(wants('cold') || wants('bundlers')
     ? [
         ['cli@1000', 1000, '`berrypack build` cold vs floor', '<= 1×'],
+        ['bundle-size@1000', 1000, 'bundle bytes vs its text sources', '<= 1.5×'],
         ['cli@10000', 10000, '`berrypack build` cold vs floor', '<= 1×'],
         ['cli-per-routine@10000', 10000, 'per-routine cost at 10k vs at 1k', '<= 1.2×'],
         ['cli-rss-median@10000', 10000, '`berrypack build` peak RSS', '< 600 MB'],

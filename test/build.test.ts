@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler } from '../packages/compiler/src/package/compile-package.js';
 import { readBundle } from '../packages/compiler/src/bundle/read-bundle.js';
+import { canonicalJson } from '../packages/compiler/src/bundle/canonical-json.js';
+import { digestOf } from '../packages/compiler/src/bundle/digest.js';
 import { berrypack, ROOT } from './support/cli.js';
 import { cleanup, copyFixtures, listFiles, recreate, tempDir } from './support/temp.js';
 
@@ -61,16 +63,20 @@ describe('MAN-5 imports', () => {
     const dir = track(copyFixtures(['imports']));
     const lib = build(path.join(dir, 'imports/lib/plugin.json')).bundle!;
     const app = build(path.join(dir, 'imports/app/plugin.json')).bundle!;
-    const content = (
-      JSON.parse(app.text) as {
-        content: { imports: { name: string; id: string; export?: string }[]; sources: Record<string, { template: unknown[]; tools: unknown[] }> };
-      }
-    ).content;
-    expect(content.imports.map((i) => [i.name, i.id, i.export])).toEqual([
-      ['shout', lib.id, 'text.shout'],
-      ['tone', lib.id, 'text.tone'],
-      ['textlib', lib.id, undefined],
+    const read = readBundle(app.bytes);
+    if (!read.ok) throw new Error(read.error.message);
+    const content = read.bundle.content as {
+      imports: { name: string; id: string; format: string; export?: string }[];
+      sources: Record<string, { template: unknown[]; tools: unknown[] }>;
+    };
+    expect(content.imports.map((i) => [i.name, i.id, i.format, i.export])).toEqual([
+      ['shout', lib.id, 'berrypack/2', 'text.shout'],
+      ['tone', lib.id, 'berrypack/2', 'text.tone'],
+      ['textlib', lib.id, 'berrypack/2', undefined],
     ]);
+    // Embedded as stored, so its id still names it.
+    const stored = read.bundle.stored as { imports: { content: unknown }[] };
+    expect(digestOf(canonicalJson(stored.imports[0]!.content))).toBe(lib.id);
     expect(content.sources.greet!.template[0]).toEqual({ text: 'Be friendly and direct. Prefer short sentences.\n\n\nGreet ' });
     expect(content.sources.greet!.tools).toEqual([{ key: 'shout', options: {}, target: { kind: 'import', alias: 'shout' } }]);
   });
@@ -179,8 +185,10 @@ describe('berrypack build, inspect and verify', () => {
     );
     const r = berrypack(['inspect', file, '--json']);
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout) as { name: string; sources: Record<string, string[]>; code: { total: number } };
+    const json = JSON.parse(r.stdout) as { name: string; format: string; bytes: number; sources: Record<string, string[]>; code: { total: number } };
     expect(json.name).toBe('example.notebook');
+    expect(json.format).toBe('berrypack/2');
+    expect(json.bytes).toBe(readFileSync(file).length);
     expect(json.sources).toEqual({
       model: ['converse', 'notes.compose', 'notes.triage', 'search.answer'],
       code: ['notes.count', 'search.rank'],
@@ -190,6 +198,7 @@ describe('berrypack build, inspect and verify', () => {
     const text = berrypack(['inspect', file]);
     expect(text.stdout).toContain('  notebook → converse   Notebook\n');
     expect(text.stdout).toContain('code size: 744 of 1,048,576 bytes');
+    expect(text.stdout).toContain(`\nberrypack/2, ${readFileSync(file).length.toLocaleString('en-US')} bytes\n`);
     writeFileSync(file, readFileSync(file, 'utf8').replace('Classify the note', 'Classify the nose'));
     const bad = berrypack(['inspect', file]);
     expect(bad.code).toBe(1);

@@ -5,6 +5,7 @@ describe('public exports', () => {
     const api = await import('../packages/compiler/src/index.js');
     expect(Object.keys(api).sort()).toEqual([
       'BUNDLE_FORMAT',
+      'BUNDLE_FORMATS',
       'CODES',
       'LineIndex',
       'METHOD_FORMAT',
@@ -93,6 +94,7 @@ describe('public exports', () => {
     const api = await import('../packages/compiler/src/bundle/index.js');
     expect(Object.keys(api).sort()).toEqual([
       'BUNDLE_FORMAT',
+      'BUNDLE_FORMATS',
       'RawJson',
       'bundleFileName',
       'canonicalJson',

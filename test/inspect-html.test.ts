@@ -81,6 +81,15 @@ describe('inspect --html without a browser', () => {
       expect(text.code).toBe(0);
       expect(text.stdout).toContain('page: again.html');
       const html = readFileSync(path.join(work, 'again.html'), 'utf8');
+      // The size account starts with the file itself: its bytes, its format, and the text it captures.
+      const textBytes = (JSON.parse(readFileSync(bundle, 'utf8')) as { content: { files: { text: string }[] } }).content.files.reduce(
+        (sum, f) => sum + Buffer.byteLength(f.text),
+        0,
+      );
+      const bytes = readFileSync(bundle).length;
+      expect(html).toContain(
+        `<p>Bundle file: <strong>${bytes.toLocaleString('en-US')}</strong> bytes, format <code>berrypack/2</code> (${(bytes / textBytes).toFixed(2)}× the ${textBytes.toLocaleString('en-US')} bytes of text it captures).</p>`,
+      );
       // Self-contained: no URL the browser could fetch.
       expect(html).not.toMatch(/\b(?:src|href)=|url\(\s*['"]?(?!#)|@import|https?:\/\/(?!www\.w3\.org)/);
       const unwritable = berrypack(['inspect', bundle, '--html', 'no/such/dir/x.html'], { cwd: work });

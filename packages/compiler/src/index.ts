@@ -14,6 +14,7 @@ export type { PackageSummary } from './package/assemble-content.js';
 export { parseCatalog, type Catalog, type CatalogTool } from './package/catalog.js';
 export { canonicalJson, RawJson } from './bundle/canonical-json.js';
 export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './bundle/envelope.js';
+export { BUNDLE_FORMATS, type BundleFormat } from './bundle/content-view.js';
 export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult } from './bundle/read-bundle.js';
 export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
 export { nodeHost, type CompilerHost } from './host.js';

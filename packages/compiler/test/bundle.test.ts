@@ -6,7 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalJson, MAX_JSON_DEPTH, RawJson } from '../src/bundle/canonical-json.js';
 import { digestOf, isDigest, sha256Hex } from '../src/bundle/digest.js';
+import { BUNDLE_FORMATS } from '../src/bundle/content-view.js';
 import { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from '../src/bundle/envelope.js';
+import { bodySlice, storedTemplate } from '../src/bundle/text-references.js';
 import { readBundle, verifyBlob, type BundleError, type BundleResource, type ReadBundleResult } from '../src/bundle/read-bundle.js';
 import { loadBundleFile, writeBundle } from '../src/bundle/write-bundle.js';
 import { CODES } from '../src/diagnostics/codes.js';
@@ -319,6 +321,11 @@ function rebuilt(content: unknown): BundleFile {
   return createBundle('example.notebook', content, BLOBS);
 }
 
+/** The same as a `berrypack/1` writer made it: the envelope of an earlier format around `content`. */
+function rebuiltV1(content: unknown): Uint8Array {
+  return enc(canonicalJson({ content, format: 'berrypack/1', id: digestOf(canonicalJson(content)) }));
+}
+
 describe('BND-2 bundle identity and file name', () => {
   const bundle = createBundle('example.notebook', CONTENT, BLOBS);
 
@@ -328,10 +335,11 @@ describe('BND-2 bundle identity and file name', () => {
   });
 
   it('writes the envelope as canonical JSON, content first', () => {
-    expect(bundle.text).toBe(`{"content":${canonicalJson(CONTENT)},"format":"berrypack/1","id":"${bundle.id}"}`);
+    expect(bundle.text).toBe(`{"content":${canonicalJson(CONTENT)},"format":"berrypack/2","id":"${bundle.id}"}`);
     expect(dec(bundle.bytes)).toBe(bundle.text);
     expect(canonicalJson(JSON.parse(bundle.text))).toBe(bundle.text);
-    expect(BUNDLE_FORMAT).toBe('berrypack/1');
+    expect(BUNDLE_FORMAT).toBe('berrypack/2');
+    expect(BUNDLE_FORMATS).toEqual(['berrypack/1', 'berrypack/2']);
   });
 
   it('names the file after the plugin and the first 12 hex digits of the id', () => {
@@ -376,8 +384,13 @@ describe('BND-4 reading and verifying a bundle', () => {
     const result = read(bundle.bytes, { expectedId: bundle.id });
     if (!result.ok) throw new Error(result.error.message);
     expect(result.bundle.id).toBe(bundle.id);
-    expect(result.bundle.format).toBe('berrypack/1');
+    expect(result.bundle.format).toBe('berrypack/2');
     expect(result.bundle.content).toEqual(CONTENT);
+    expect(result.bundle.stored).toEqual(CONTENT);
+    // An earlier format reads to the same content.
+    const old = read(rebuiltV1(CONTENT));
+    expect(old.ok && old.bundle.format).toBe('berrypack/1');
+    expect(old.ok && old.bundle.content).toEqual(CONTENT);
     expect(result.bundle.bytes).toBe(bundle.bytes);
     expect([...result.blobs.keys()].sort()).toEqual([...BLOBS.keys()].sort());
     // Without readBlob the resources are left to verifyBlob.
@@ -416,12 +429,15 @@ describe('BND-4 reading and verifying a bundle', () => {
   });
 
   it('refuses a future format with an upgrade message, and other files as not bundles', () => {
-    const future = enc(bundle.text.replace('"format":"berrypack/1"', '"format":"berrypack/2"'));
+    const future = enc(bundle.text.replace('"format":"berrypack/2"', '"format":"berrypack/3"'));
     const error = refusal(read(future));
     expect(error).toMatchObject({ code: 'BP4006', rule: 'BND-1' });
     expect(error.message).toMatch(/written by a newer berrypack/);
-    expect(refusal(read(enc(bundle.text.replace('"format":"berrypack/1"', '"format":"other/1"')))).code).toBe('BP4005');
-    expect(refusal(read(enc('{"name":"x","version":"1"}'))).message).toBe('Unexpected format (none), expected "berrypack/1": this is not a berrypack bundle');
+    expect(refusal(read(enc(bundle.text.replace('"format":"berrypack/2"', '"format":"other/1"')))).code).toBe('BP4005');
+    expect(refusal(read(enc('{"name":"x","version":"1"}'))).message).toBe(
+      'Unexpected format (none), expected "berrypack/2" or an earlier berrypack/N: this is not a berrypack bundle',
+    );
+    expect(refusal(read(enc(bundle.text.replace('"format":"berrypack/2"', '"format":"berrypack/0"')))).code).toBe('BP4005');
     // A future envelope with other keys still gets the upgrade message.
     expect(refusal(read(enc('{"blobs":[],"content":{},"format":"berrypack/3","id":"x"}'))).code).toBe('BP4006');
   });
@@ -467,22 +483,29 @@ describe('BND-4 reading and verifying a bundle', () => {
   });
 
   it('refuses an inline file whose text was edited even when the id was recomputed', () => {
+    // berrypack/1 stores each file's digest and size beside its text; berrypack/2 computes them.
     const edited = { ...CONTENT, files: [CONTENT.files[0]!, { ...CONTENT.files[1]!, text: CONTENT.files[1]!.text.replace('Café', 'Cafe') }] };
-    const error = refusal(read(rebuilt(edited).bytes));
+    const error = refusal(read(rebuiltV1(edited)));
     expect(error.code).toBe('BP4012');
     expect(error.message).toMatch(/^Unexpected size \d+ for content\.files\[1\] \("notes\/style\.md"\), expected \d+ \(the UTF-8 length of its text\)/);
     const sameSize = { ...CONTENT, files: [CONTENT.files[0]!, { ...CONTENT.files[1]!, text: CONTENT.files[1]!.text.replace('Café', 'Cafè') }] };
-    expect(refusal(read(rebuilt(sameSize).bytes)).message).toMatch(
+    expect(refusal(read(rebuiltV1(sameSize))).message).toMatch(
       /^Unexpected digest sha256-[0-9a-f]{64} for content\.files\[1\] \("notes\/style\.md"\), expected sha256-/,
     );
   });
 
   it('refuses malformed files and resources lists', () => {
     expect(refusal(read(rebuilt({ files: {} }).bytes)).code).toBe('BP4011');
-    expect(refusal(read(rebuilt({ files: [{ ...CONTENT.files[0]!, size: -1 }] }).bytes)).message).toBe(
+    expect(refusal(read(rebuiltV1({ files: {} }))).code).toBe('BP4011');
+    expect(refusal(read(rebuiltV1({ files: [{ ...CONTENT.files[0]!, size: -1 }] }))).message).toBe(
       'Unexpected -1 as content.files[0].size, expected a byte count',
     );
-    expect(refusal(read(rebuilt({ files: [{ ...CONTENT.files[0]!, digest: 'sha256-x' }] }).bytes)).code).toBe('BP4011');
+    expect(refusal(read(rebuiltV1({ files: [{ ...CONTENT.files[0]!, digest: 'sha256-x' }] }))).code).toBe('BP4011');
+    const { text: _text, ...noText } = CONTENT.files[0]!;
+    expect(refusal(read(rebuilt({ files: [noText] }).bytes)).message).toBe('Unexpected nothing as content.files[0].text, expected a string');
+    expect(refusal(read(rebuilt({ files: [CONTENT.files[0]!, CONTENT.files[0]!] }).bytes)).message).toBe(
+      'Unexpected second file "plugin.json" at content.files[1], expected each path once',
+    );
     const { uri: _uri, ...noUri } = CONTENT.resources[0]!;
     expect(refusal(read(rebuilt({ resources: [noUri] }).bytes)).message).toBe('Unexpected nothing as content.resources[0].uri, expected a string');
   });
@@ -614,5 +637,75 @@ describe('BND-1 writing bundles', () => {
     const missing = refusal(loadBundleFile(path.join(out, 'nothing.berry.json')));
     expect(missing.code).toBe('BP4001');
     expect(missing.message).toMatch(/^Unexpected ENOENT reading .*nothing\.berry\.json, expected a readable bundle file$/);
+  });
+});
+
+describe('berrypack/2 stores each text once: templates and code bodies are slices of their file', () => {
+  const md = '---\nname: notes.style\n---\nCafé ☕ served warm for {{ $.input.who }} \\{{ literal }}\nthe end of the note\n';
+  const bodyStart = md.indexOf('Café');
+  const file = { path: 'notes/style.md', mediaType: 'text/markdown', text: md };
+  // What the compiler expanded: escapes decoded (the `\{{` is a literal `{{`), text from an include added.
+  const expanded = [{ text: 'Café ☕ served warm for ' }, { path: '$.input.who' }, { text: ' {{ literal }}\nthe end of the note\nIncluded text.\n' }];
+  const stored = storedTemplate(expanded, md, bodyStart);
+  const content = (template: unknown, body: unknown = bodySlice(md, md.slice(md.indexOf('the end of')))) => ({
+    files: [file],
+    sources: { 'notes.style': { kind: 'model', path: 'notes/style.md', template, code: { body, imports: [] } } },
+  });
+  const view = (c: unknown) => {
+    const result = readBundle(createBundle('p', c).bytes);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.bundle.content as unknown as { files: { digest: string; size: number }[]; sources: Record<string, Record<string, unknown>> };
+  };
+
+  it('slices by UTF-8 bytes what is in the file, keeps literal what is not or is short, and reads back the expanded template', () => {
+    const bytes = enc(md);
+    const start = bytes.indexOf(0x43); // "C" of "Café"
+    expect(stored[0]).toEqual({ slice: [start, start + enc('Café ☕ served warm for ').length] });
+    expect(stored[1]).toEqual({ path: '$.input.who' });
+    // The escaped marker's line and the included line are not in the file as written.
+    expect(stored.slice(2)).toEqual([
+      { text: ' {{ literal }}\n' },
+      { slice: [bytes.length - 'the end of the note\n'.length, bytes.length] },
+      { text: 'Included text.\n' },
+    ]);
+    // A text shorter than a slice reference stays literal.
+    expect(storedTemplate([{ text: 'Café' }], md, bodyStart)).toEqual([{ text: 'Café' }]);
+    const source = view(content(stored)).sources['notes.style']!;
+    expect(source['template']).toEqual(expanded);
+    expect(source['code']).toEqual({ body: 'the end of the note\n', imports: [] });
+    expect(source['digest']).toBe(digestOf(md));
+    expect(source['refs']).toEqual([]);
+    expect(view(content(stored)).files[0]).toMatchObject({ digest: digestOf(md), size: bytes.length });
+  });
+
+  it('refuses a slice outside its file, inside a character, malformed, or a source naming no file', () => {
+    const size = enc(md).length;
+    const refused = (c: unknown) => refusal(readBundle(createBundle('p', c).bytes));
+    expect(refused(content([{ slice: [0, size + 1] }]))).toMatchObject({ code: 'BP4016', rule: 'BND-4' });
+    expect(refused(content([{ slice: [2, 1] }])).code).toBe('BP4016');
+    expect(refused(content([{ slice: [0] }])).code).toBe('BP4016');
+    expect(refused(content([{ slice: ['0', 1] }])).code).toBe('BP4016');
+    // "é" is two bytes: a slice may not start between them.
+    const e = enc(md).indexOf(0xc3);
+    expect(refused(content([{ slice: [e + 1, size] }])).message).toBe(
+      `Unexpected slice edge at byte ${e + 1} of notes/style.md at content.sources["notes.style"].template[0], expected the start of a character`,
+    );
+    expect(refused(content([], 'export default 1;')).message).toMatch(
+      /^Unexpected "export default 1;" at content\.sources\["notes\.style"\]\.code\.body, expected \{slice/,
+    );
+    expect(refused(content({})).code).toBe('BP4016');
+    expect(refused({ files: [file], sources: { x: { path: 'missing.md' } } }).message).toBe(
+      'Unexpected path "missing.md" at content.sources["x"], expected the path of one of the bundle\'s files',
+    );
+    expect(refused({ files: [file], sources: { x: 1 } }).code).toBe('BP4016');
+  });
+
+  it('reads the text of a template in a non-ASCII file at the right bytes however the segments fall', () => {
+    const text = '---\nname: a\n---\nÀ😀 the first line\nÀ😀 the second line\n';
+    const segments = [{ text: 'À😀 the first line\n' }, { env: 'X' }, { text: 'À😀 the second line\n' }];
+    const again = storedTemplate(segments, text, text.indexOf('À'));
+    expect(again.every((s) => !('text' in s))).toBe(true);
+    const c = { files: [{ path: 'a.md', mediaType: 'text/markdown', text }], sources: { a: { path: 'a.md', template: again } } };
+    expect(view(c).sources['a']!['template']).toEqual(segments);
   });
 });

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canonicalJson, digestOf } from '@berrypack/compiler/bundle';
+import { BUNDLE_FORMAT, canonicalJson, digestOf } from '@berrypack/compiler/bundle';
 import { createCompiler } from '../../compiler/src/index.js';
 import { BundleLoadError, createRuntime, loadBundle, type Sandbox } from '../src/index.js';
 
@@ -39,12 +39,21 @@ async function refusal(promise: Promise<unknown>): Promise<BundleLoadError> {
 }
 
 const encoder = new TextEncoder();
+/** Where fixtures/runtime/flow/routines/probe/throws.md throws: its `.md` line 7, not body line 2. */
+const THROWS_AT = 'routines/probe/throws.md:7:13';
 
-/** Rewrites a bundle's content and gives it a correct id, as an attacker with the format would. */
+/** Rewrites a bundle's content and gives it a correct id in the same format, as an attacker with the format would. */
 function forge(bytes: Uint8Array, edit: (content: Record<string, unknown>) => void): Uint8Array {
-  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as { content: Record<string, unknown> };
+  const envelope = JSON.parse(new TextDecoder().decode(bytes)) as { content: Record<string, unknown>; format: string };
   edit(envelope.content);
-  return encoder.encode(canonicalJson({ content: envelope.content, format: 'berrypack/1', id: digestOf(canonicalJson(envelope.content)) }));
+  return encoder.encode(canonicalJson({ content: envelope.content, format: envelope.format, id: digestOf(canonicalJson(envelope.content)) }));
+}
+
+/** A committed `berrypack/1` bundle (fixtures/bundles/README.md), read byte for byte as an older berrypack wrote it. */
+function committedV1(prefix: string): { file: string; bytes: Uint8Array } {
+  const dir = path.join(ROOT, 'fixtures/bundles/berrypack-1');
+  const name = readdirSync(dir).find((f) => f.startsWith(`${prefix}.`) && f.endsWith('.berry.json'))!;
+  return { file: path.join(dir, name), bytes: readFileSync(path.join(dir, name)) };
 }
 
 describe('RUN-1: loadBundle verifies every digest before anything runs (BND-4)', () => {
@@ -102,13 +111,30 @@ describe('RUN-1: loadBundle verifies every digest before anything runs (BND-4)',
   });
 
   it('refuses a code body edited together with a recomputed id: the source no longer matches its file', async () => {
-    const forged = forge(notebook.bytes, (content) => {
+    // berrypack/2 stores the body as a slice of its file: a text in its place is no reference at all,
+    const inline = forge(notebook.bytes, (content) => {
+      const sources = content['sources'] as Record<string, { code: { body: unknown } }>;
+      sources['search.rank']!.code.body = 'export default function rank() { return []; }\n';
+    });
+    const error = await refusal(loadBundle(inline));
+    expect(error.code).toBe('BP4016');
+    expect(error.message).toContain('search.rank');
+    // and a slice moved off the file's tail is not the body any more.
+    const moved = forge(notebook.bytes, (content) => {
+      const code = (content['sources'] as Record<string, { code: { body: { slice: [number, number] } } }>)['search.rank']!.code;
+      code.body = { slice: [0, code.body.slice[1] - 1] };
+    });
+    const off = await refusal(loadBundle(moved));
+    expect(off.code).toBe('BP4012');
+    expect(off.message).toContain('search.rank');
+    // berrypack/1 held the body as text: an edited one no longer ends its file.
+    const old = forge(committedV1('example.notebook').bytes, (content) => {
       const sources = content['sources'] as Record<string, { code: { body: string } }>;
       sources['search.rank']!.code.body = 'export default function rank() { return []; }\n';
     });
-    const error = await refusal(loadBundle(forged));
-    expect(error.code).toBe('BP4012');
-    expect(error.message).toContain('search.rank');
+    const oldError = await refusal(loadBundle(old));
+    expect(oldError.code).toBe('BP4012');
+    expect(oldError.message).toContain('search.rank');
   });
 
   it('verifies embedded imports as bundles of their own', async () => {
@@ -122,6 +148,20 @@ describe('RUN-1: loadBundle verifies every digest before anything runs (BND-4)',
     const error = await refusal(loadBundle(forged, { blobs }));
     expect(error.code).toBe('BP4009');
     expect(error.message).toContain('import `shout`');
+    // The same for a berrypack/1 bundle, whose imports carry no format.
+    const v1 = committedV1('example.greeter');
+    const oldForged = forge(v1.bytes, (content) => {
+      const imports = content['imports'] as { content: { sources: Record<string, { description: string }> } }[];
+      imports[2]!.content.sources['text.tone']!.description = 'Changed after the import was built.';
+    });
+    const oldError = await refusal(loadBundle(oldForged, { blobs }));
+    expect(oldError.code).toBe('BP4009');
+    expect(oldError.message).toContain('import `textlib`');
+    // An embedded content must name a format this loader reads.
+    const future = forge(greeter.bytes, (content) => {
+      (content['imports'] as { format: string }[])[0]!.format = 'berrypack/9';
+    });
+    expect((await refusal(loadBundle(future, { blobs }))).code).toBe('BP4006');
   });
 
   it('verifies resource blobs given with bytes, and those beside a bundle file', async () => {
@@ -134,5 +174,49 @@ describe('RUN-1: loadBundle verifies every digest before anything runs (BND-4)',
     writeFileSync(file, greeter.bytes);
     expect((await refusal(loadBundle(file))).code).toBe('BP4014');
     expect(readFileSync(file).length).toBe(greeter.bytes.length);
+  });
+});
+
+describe('every earlier format still loads, verifies and runs (docs/bundle-format.md, "Reading every version")', () => {
+  it('reads a committed berrypack/1 bundle to the same content a berrypack/2 build of its package reads to', async () => {
+    const old = await loadBundle(committedV1('example.notebook').bytes);
+    const current = build('notebook');
+    const now = await loadBundle(current.bytes);
+    expect(old.format).toBe('berrypack/1');
+    expect(now.format).toBe(BUNDLE_FORMAT);
+    expect(BUNDLE_FORMAT).toBe('berrypack/2');
+    // The stored forms differ (slices, no digests); what the runtime reads is the same, source maps aside.
+    const withoutMaps = (content: typeof old.content) =>
+      Object.fromEntries(Object.entries(content.sources).map(([name, s]) => [name, { ...s, code: s.code && { ...s.code, map: undefined } }]));
+    expect(withoutMaps(now.content)).toEqual(withoutMaps(old.content));
+    expect(now.content.files).toEqual(old.content.files);
+    expect(current.bytes.length).toBeLessThan(committedV1('example.notebook').bytes.length);
+  });
+
+  it('loads a berrypack/1 bundle with embedded imports and a blob from a file, and refuses its damaged blob', async () => {
+    const v1 = committedV1('example.greeter');
+    const bundle = await loadBundle(v1.file);
+    expect(bundle.format).toBe('berrypack/1');
+    expect(bundle.content.imports.map((i) => i.name)).toEqual(['shout', 'tone', 'textlib']);
+    expect(bundle.blobs.size).toBe(1);
+    const [hex] = [...bundle.blobs.keys()];
+    const damaged = new Map([[hex!, encoder.encode('not the banner')]]);
+    expect((await refusal(loadBundle(v1.bytes, { blobs: damaged }))).code).toBe('BP4015');
+  });
+
+  it('runs a berrypack/1 code routine, mapping its error to the .md file, line and column', async () => {
+    const runtime = createRuntime({ tools: { 'slow.ok': () => null, 'fast.ok': () => null, 'fail.now': () => null } });
+    try {
+      for (const bytes of [committedV1('runtime.flow').bytes, build('runtime/flow').bytes]) {
+        const bundle = await loadBundle(bytes);
+        const preparation = runtime.prepare(bundle, { grants: ['slow.ok', 'fast.ok', 'fail.now'] });
+        const { executionId } = await runtime.start(preparation, { export: 'probe.throws' }, {});
+        const outcome = await runtime.result(executionId);
+        expect(outcome).toMatchObject({ status: 'failed', error: { code: 'code-error' } });
+        expect((outcome as { error: { message: string } }).error.message).toContain(`(${THROWS_AT})`);
+      }
+    } finally {
+      await runtime.close();
+    }
   });
 });

@@ -53,6 +53,8 @@ export function inspectCommand(args: string[], io: CliIo): number {
   const summary = {
     ok: true,
     id: loaded.bundle.id,
+    format: loaded.bundle.format,
+    bytes: loaded.bundle.bytes.length,
     name: content.plugin?.name,
     agents: content.agents ?? {},
     exports: content.exports ?? [],
@@ -67,7 +69,7 @@ export function inspectCommand(args: string[], io: CliIo): number {
     io.stdout.write(JSON.stringify(summary) + '\n');
     return 0;
   }
-  const out: string[] = [`${summary.name}  ${summary.id}`, '', 'agents'];
+  const out: string[] = [`${summary.name}  ${summary.id}`, `${summary.format}, ${fmt(summary.bytes)} bytes`, '', 'agents'];
   for (const [id, a] of Object.entries(summary.agents)) out.push(`  ${id} → ${a.entry}${a.title ? `   ${a.title}` : ''}`);
   if (Object.keys(summary.agents).length === 0) out.push('  (none: a library)');
   out.push('exports', `  ${summary.exports.map((e) => (e.entry ? `${e.name} (entry)` : e.name)).join(', ') || '(none)'}`);
@@ -101,8 +103,8 @@ function fmt(n: number): string {
 }
 
 /** Written whole or not at all: a temporary file beside the target, then a rename. */
-function writePage(file: string, bundle: { id: string; content: unknown }): string {
-  const page = renderInspectorPage({ id: bundle.id, content: bundle.content as BundleContent });
+function writePage(file: string, bundle: { id: string; content: unknown; format: string; bytes: Uint8Array }): string {
+  const page = renderInspectorPage({ id: bundle.id, content: bundle.content as BundleContent, format: bundle.format, bytes: bundle.bytes.length });
   const temp = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, page);

@@ -21,7 +21,7 @@ const KIND_LABELS: Record<GraphNode['kind'], string> = {
  * Content-Security-Policy that forbids every network request. The graph and the treemap are
  * rendered here (readable without the script); the script adds selection and the details panel.
  */
-export function renderInspectorPage(bundle: { id: string; content: BundleContent }): string {
+export function renderInspectorPage(bundle: { id: string; content: BundleContent; format?: string; bytes?: number }): string {
   const content = bundle.content;
   const graph = routineGraph(content);
   const layout = layoutGraph(graph);
@@ -54,7 +54,7 @@ ${legend()}
 </section>
 <section id="size-section" aria-labelledby="size-title">
 <h2 id="size-title">Size account</h2>
-${renderSizes(content)}
+${bundle.bytes !== undefined ? renderFileSize(content, bundle.bytes, bundle.format) : ''}${renderSizes(content)}
 </section>
 </div>
 <aside id="details" aria-label="Details" tabindex="-1">
@@ -103,6 +103,13 @@ function legend(): string {
   );
   const edges = ['tools', 'next', 'includes', 'imports', 'refs', 'configure', 'route', 'summary'].map((k) => `<li><span class="ln e-${k}"></span>${k}</li>`);
   return `<ul class="legend" aria-label="Legend">${kinds.join('')}<li>★ agent entry</li><li>export: exported</li>${edges.join('')}</ul>`;
+}
+
+/** The bundle file against the text it captures: what the format costs beyond the sources. */
+function renderFileSize(content: BundleContent, bytes: number, format: string | undefined): string {
+  const text = (content.files ?? []).reduce((sum, f) => sum + (typeof f.size === 'number' ? f.size : 0), 0);
+  const ratio = text > 0 ? ` (${(bytes / text).toFixed(2)}× the ${fmt(text)} bytes of text it captures)` : '';
+  return `<p>Bundle file: <strong>${fmt(bytes)}</strong> bytes${format ? `, format <code>${esc(format)}</code>` : ''}${ratio}.</p>\n`;
 }
 
 function renderSizes(content: BundleContent): string {

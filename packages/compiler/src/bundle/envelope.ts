@@ -1,8 +1,9 @@
 import { canonicalPieces } from './canonical-json.js';
+import { BUNDLE_FORMATS } from './content-view.js';
 import { isDigest, isSha256Hex, sha256Hex } from './digest.js';
 
-/** The format this compiler writes and the only one its loader accepts. */
-export const BUNDLE_FORMAT = 'berrypack/1';
+/** The format this compiler writes, the newest its loader reads (`BUNDLE_FORMATS` lists them all). */
+export const BUNDLE_FORMAT = BUNDLE_FORMATS[BUNDLE_FORMATS.length - 1]!;
 
 /** A built bundle, ready to be written (see `writeBundle`) or served. */
 export interface BundleFile {
@@ -10,7 +11,7 @@ export interface BundleFile {
   id: string;
   /** `<plugin-name>.<first 12 hex of id>.berry.json`. */
   fileName: string;
-  /** The file: canonical JSON `{"content":…,"format":"berrypack/1","id":"sha256-…"}` in UTF-8. */
+  /** The file: canonical JSON `{"content":…,"format":"berrypack/2","id":"sha256-…"}` in UTF-8. */
   bytes: Uint8Array;
   /** The same file as text. */
   text: string;

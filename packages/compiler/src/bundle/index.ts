@@ -2,6 +2,7 @@
 export { canonicalJson, RawJson } from './canonical-json.js';
 export { digestOf, isDigest, sha256Hex } from './digest.js';
 export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './envelope.js';
+export { BUNDLE_FORMATS, type BundleFormat } from './content-view.js';
 export {
   readBundle,
   verifyBlob,

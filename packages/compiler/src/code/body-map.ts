@@ -4,7 +4,6 @@ import MagicString from 'magic-string';
 export interface BodySourceMap {
   version: 3;
   sources: string[];
-  sourcesContent: (string | null)[];
   names: string[];
   mappings: string;
   file?: string;
@@ -14,16 +13,18 @@ export interface BodySourceMap {
  * Maps the body (the code that runs) back to its `.md` file: cutting the frontmatter out
  * with magic-string keeps every body character at its line and column in the file, so a
  * run-time error at body line L points at `.md` line (first body line + L - 1).
+ *
+ * Lean: one segment per line (a reader adds the distance from it, and a body keeps every
+ * column) and no `sourcesContent` (the `.md` text is in the bundle's `files` already).
  */
 export function mapBody(text: string, bodyStart: number, sourcePath: string): BodySourceMap {
   const s = new MagicString(text);
   const cut = Math.max(0, Math.min(bodyStart, text.length));
   if (cut > 0) s.remove(0, cut);
-  const m = s.generateMap({ source: sourcePath, includeContent: true, hires: true });
+  const m = s.generateMap({ source: sourcePath, includeContent: false, hires: false });
   const map: BodySourceMap = {
     version: 3,
     sources: [...m.sources],
-    sourcesContent: m.sourcesContent ? [...m.sourcesContent] : m.sources.map(() => null),
     names: [...m.names],
     mappings: m.mappings,
   };

@@ -10,6 +10,7 @@ import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './steps/analyze-code.js';
 import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
 import type { RawJson } from '../bundle/canonical-json.js';
+import { bodySlice, storedTemplate } from '../bundle/text-references.js';
 import type { NextStep, PackageSummary } from './types.js';
 import { relativePosix } from './steps/paths.js';
 import type { CompiledImport } from './steps/resolve-imports.js';
@@ -40,8 +41,10 @@ export interface AssembleInput {
 const ROUTINE_FIELDS = ['input', 'output', 'model', 'port', 'compaction', 'permissions', 'catalog'] as const;
 
 /**
- * The bundle's `content` (docs/bundle-format.md): only POSIX relative paths, normalized
- * text and digests, so the same package gives the same bytes on any machine and directory.
+ * The bundle's `content` in the format the compiler writes (`BUNDLE_FORMAT`, docs/bundle-format.md):
+ * only POSIX relative paths, normalized text and digests, so the same package gives the same
+ * bytes on any machine and directory. Each text is stored once: in `files`; templates and code
+ * bodies refer to it.
  */
 export function assembleContent(
   input: AssembleInput,
@@ -71,7 +74,7 @@ export function assembleContent(
       const summary: PackageSummary['routines'][string] = {
         kind: routine.kind,
         path,
-        digest: record.digest as string,
+        digest: digestOf(routine.text),
         visibility: record.visibility as string,
       };
       if (record.input !== undefined) summary.input = record.input;
@@ -155,12 +158,13 @@ function sortedBy<T>(items: readonly T[], key: (item: T) => string): readonly T[
 }
 
 interface FileEntry {
-  plain: { digest: string; mediaType: string; path: string; size: number; text: string };
+  plain: { mediaType: string; path: string; text: string };
   raw: RawJson;
 }
 
+/** A `files` entry: the text once, without its digest and size, which a loader computes. */
 function fileEntry(path: string, text: string, mediaType: string): FileEntry {
-  const plain = { digest: digestOf(text), mediaType, path, size: Buffer.byteLength(text, 'utf8'), text };
+  const plain = { mediaType, path, text };
   return { plain, raw: fragmentOf(plain) };
 }
 
@@ -177,7 +181,6 @@ function routineEntry(
   const title = entry(fm, 'title')?.value;
   const visibility = entry(fm, 'visibility')?.value;
   const record: Record<string, unknown> = {
-    digest: digestOf(routine.text),
     kind: routine.kind,
     path,
     visibility: visibility?.kind === 'scalar' && typeof visibility.value === 'string' ? visibility.value : exported ? 'public' : 'private',
@@ -190,11 +193,12 @@ function routineEntry(
   }
   if (resolved) {
     record.tools = resolved.tools;
-    record.refs = resolved.refs;
-    record.includes = resolved.includes;
-    record.dependencies = resolved.dependencies;
-    record.readers = resolved.readers;
-    record.env = resolved.env;
+    // Stored only when not empty: a loader reads a missing one as [] (content-view.ts, SOURCE_LISTS).
+    if (resolved.refs.length > 0) record.refs = resolved.refs;
+    if (resolved.includes.length > 0) record.includes = resolved.includes;
+    if (resolved.dependencies.length > 0) record.dependencies = resolved.dependencies;
+    if (resolved.readers.length > 0) record.readers = resolved.readers;
+    if (resolved.env.length > 0) record.env = resolved.env;
     if (resolved.next !== undefined) record.next = nextRecord(resolved);
     if (resolved.configure !== undefined) {
       const fields = entryOf(routine, 'configure', 'fields');
@@ -204,10 +208,10 @@ function routineEntry(
     if (resolved.summary !== undefined && record.compaction && typeof record.compaction === 'object') {
       record.compaction = { ...(record.compaction as Record<string, unknown>), summary: resolved.summary };
     }
-    if (resolved.template !== undefined) record.template = resolved.template;
+    if (resolved.template !== undefined) record.template = storedTemplate(resolved.template, routine.text, routine.bodyStart);
   }
   if (routine.kind === 'code' && analysis) {
-    record.code = { body: routine.body, imports: analysis.imports.map(rel).sort(), map: analysis.map };
+    record.code = { body: bodySlice(routine.text, routine.body), imports: analysis.imports.map(rel).sort(), map: analysis.map };
   }
   return record;
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBundleFile, readBundle, type ReadBundleResult } from '@berrypack/compiler/bundle';
+import { loadBundleFile, readBundle, type BundleFormat, type ReadBundleResult } from '@berrypack/compiler/bundle';
 import { BundleLoadError } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import type { PackageContent } from './content.js';
@@ -10,7 +10,8 @@ import { checkPackage } from './check-package.js';
 /** A verified bundle (BND-4): frozen, and nothing in it ran while it was verified. */
 export interface Bundle {
   readonly id: string;
-  readonly format: 'berrypack/1';
+  /** The format the file was stored in; `content` reads the same whichever it is. */
+  readonly format: BundleFormat;
   readonly content: Readonly<PackageContent>;
   /** Verified resource blobs by the hex of their digest (empty when none were given or found). */
   readonly blobs: ReadonlyMap<string, Uint8Array>;
@@ -40,7 +41,7 @@ export async function loadBundle(source: Uint8Array | string | URL, options: Loa
   if (!read.ok) throw new BundleLoadError(read.error.code, read.error.rule, read.error.message);
   const content = read.bundle.content as unknown as PackageContent;
   checkPackage(content, 'the bundle');
-  return deepFreeze({ id: read.bundle.id, format: 'berrypack/1' as const, content, blobs: read.blobs });
+  return deepFreeze({ id: read.bundle.id, format: read.bundle.format, content, blobs: read.blobs });
 }
 
 async function readSource(source: Uint8Array | string | URL, options: LoadBundleOptions): Promise<ReadBundleResult> {

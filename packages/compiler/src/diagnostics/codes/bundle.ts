@@ -17,14 +17,14 @@ export const bundleCodes = {
   BP4005: {
     rule: 'BND-1',
     severity: 'error',
-    title: 'The file is not a berrypack bundle (`format` is not `berrypack/1`)',
+    title: 'The file is not a berrypack bundle (`format` is not `berrypack/N`)',
     needs: 'a JSON file whose `format` is missing or not a berrypack format',
   },
   BP4006: {
     rule: 'BND-1',
     severity: 'error',
     title: 'The bundle was written by a newer berrypack',
-    needs: 'a bundle whose `format` is `berrypack/N` with N greater than 1',
+    needs: 'a bundle whose `format` is `berrypack/N` with N greater than 2 (the newest this loader reads)',
   },
   BP4007: {
     rule: 'BND-2',
@@ -79,6 +79,13 @@ export const bundleCodes = {
     severity: 'error',
     title: 'A resource blob does not match its digest or size',
     needs: 'a bundle whose blob file was replaced or changed',
+  },
+  BP4016: {
+    rule: 'BND-4',
+    severity: 'error',
+    title: 'A text reference or an embedded import does not resolve',
+    needs:
+      'a `berrypack/2` bundle whose `{slice: [start, end]}` falls outside its file or inside a character, a source naming no file, or an embedded import that is not a bundle content',
   },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { Reporter } from '../../diagnostics/reporter.js';
 import { loadBundleFile } from '../../bundle/write-bundle.js';
+import { BUNDLE_FORMAT } from '../../bundle/envelope.js';
+import { contentView, type BundleFormat } from '../../bundle/content-view.js';
 import type { CompilerHost } from '../../host.js';
 import type { ImportDecl, ManifestInfo } from '../../manifest/index.js';
 import type { ImportAlias } from '../../reference/resolve-name.js';
@@ -13,8 +15,11 @@ import type { PackageBuild } from '../types.js';
 /** One import, compiled or loaded and verified, as the name table and the bundle need it. */
 export interface CompiledImport {
   alias: ImportAlias;
-  /** The `content.imports` entry: the imported bundle's id and content, embedded so the bundle is self-contained. */
-  record: { name: string; kind: ImportDecl['kind']; id: string; export?: string; content: unknown };
+  /**
+   * The `content.imports` entry: the imported bundle's id, format and content as stored (what the
+   * id is the digest of), embedded so the bundle is self-contained.
+   */
+  record: { name: string; kind: ImportDecl['kind']; id: string; format: BundleFormat; export?: string; content: unknown };
   blobs: Map<string, Uint8Array>;
 }
 
@@ -39,7 +44,7 @@ export function resolveImports(manifest: ManifestInfo, ctx: ImportContext): { im
   for (const decl of manifest.imports) {
     const loaded = load(decl, manifest, ctx, r, extra);
     if (!loaded) continue;
-    const content = loaded.content as ImportedContent;
+    const content = loaded.view as ImportedContent;
     let kind: ImportAlias['kind'] = 'opaque';
     let body: string | undefined;
     if (decl.export) {
@@ -58,7 +63,7 @@ export function resolveImports(manifest: ManifestInfo, ctx: ImportContext): { im
       if (kind === 'instructions' && source.template) body = segmentsToSource(source.template);
     }
     const alias: ImportAlias = body === undefined ? { alias: decl.name, kind } : { alias: decl.name, kind, body };
-    const record: CompiledImport['record'] = { name: decl.name, kind: decl.kind, id: loaded.id, content: loaded.content };
+    const record: CompiledImport['record'] = { name: decl.name, kind: decl.kind, id: loaded.id, format: loaded.format, content: loaded.stored };
     if (decl.export) record.export = decl.export.name;
     imports.push({ alias, record, blobs: loaded.blobs });
   }
@@ -71,7 +76,7 @@ function load(
   ctx: ImportContext,
   r: Reporter,
   extra: Diagnostic[],
-): { id: string; content: unknown; blobs: Map<string, Uint8Array> } | undefined {
+): { id: string; format: BundleFormat; stored: unknown; view: unknown; blobs: Map<string, Uint8Array> } | undefined {
   if (decl.kind === 'manifest') {
     const lexical = ctx.host.stat(decl.target)?.kind === 'directory' ? path.join(decl.target, 'plugin.json') : decl.target;
     // Compare real paths, so an import that reaches this package again through a link is a cycle.
@@ -101,7 +106,15 @@ function load(
       });
       return undefined;
     }
-    return { id: built.result.bundle.id, content: built.result.plain, blobs: new Map(built.result.bundle.blobs) };
+    // The package was compiled just now, in the format this compiler writes: its view cannot fail.
+    const plain = built.result.plain;
+    return {
+      id: built.result.bundle.id,
+      format: BUNDLE_FORMAT,
+      stored: plain,
+      view: contentView(BUNDLE_FORMAT, plain),
+      blobs: new Map(built.result.bundle.blobs),
+    };
   }
   const file = decl.kind === 'bundle' ? decl.target : path.join(ctx.store, `${decl.target}.berry.json`);
   // Through the host, like a manifest import, so a watcher learns of the file too; the loader
@@ -115,7 +128,7 @@ function load(
     });
     return undefined;
   }
-  return { id: loaded.bundle.id, content: loaded.bundle.content, blobs: loaded.blobs ?? new Map() };
+  return { id: loaded.bundle.id, format: loaded.bundle.format, stored: loaded.bundle.stored, view: loaded.bundle.content, blobs: loaded.blobs ?? new Map() };
 }
 
 /** MAN-5: an imported manifest or bundle must be a regular file of at most MAX_TEXT_BYTES (BP2094); missing files are left to the reader. */
