@@ -44,6 +44,7 @@ describe('public exports', () => {
       'renderRoutineModule',
       'resolvePluginOptions',
       'routineForFile',
+      'subtreeWatchPaths',
     ]);
   });
   it('@berrypack/compiler/internal-cli is what the CLI needs beyond it', async () => {
