@@ -45,10 +45,7 @@ export async function invokeDo(context: RunContext, invocation: Invocation): Pro
     const environment: Record<string, unknown> = {};
     for (const name of connectionsOf(step)) environment[name] = context.environment[name];
     const request: StepRequest = {
-      runId: context.record.runId,
-      step: step.key,
-      ...(step.title === undefined ? {} : { title: step.title }),
-      ...(invocation.item ? { item: { index: invocation.item.index, value: invocation.item.item } } : {}),
+      ...requestBase(context, invocation),
       instructions,
       inputs: invocation.locals,
       outputs: step.out,
@@ -113,10 +110,7 @@ export async function invokeAsk(context: RunContext, invocation: Invocation): Pr
   context.persist();
   if (!context.human) return;
   const answer = await context.human({
-    runId: context.record.runId,
-    step: step.key,
-    ...(step.title === undefined ? {} : { title: step.title }),
-    ...(invocation.item ? { item: { index: invocation.item.index, value: invocation.item.item } } : {}),
+    ...requestBase(context, invocation),
     request,
     inputs: invocation.locals,
     outputs: step.out,
@@ -303,4 +297,15 @@ function extension(format: string | undefined): string {
   if (format === undefined) return '';
   const known = Object.hasOwn(EXTENSIONS, format) ? EXTENSIONS[format] : undefined;
   return known ?? (/^[a-z0-9]{1,10}$/.test(format) ? `.${format}` : '');
+}
+
+/** What a `do` step's executor and an `ask`'s human are both told first: the run, the step, its title and item. */
+function requestBase(context: RunContext, invocation: Invocation): Pick<StepRequest, 'runId' | 'step' | 'title' | 'item'> {
+  const { step, item } = invocation;
+  return {
+    runId: context.record.runId,
+    step: step.key,
+    ...(step.title === undefined ? {} : { title: step.title }),
+    ...(item ? { item: { index: item.index, value: item.item } } : {}),
+  };
 }
