@@ -121,7 +121,7 @@ export class MethodWorker {
       const record = await store.readRecord();
       const host = await this.options.host(record);
       try {
-        const status = await runQueuedStep(store, step, { ...host.options, dataDir: this.dataDir });
+        const status = await runQueuedStep(store, step, { ...host.options, dataDir: this.dataDir }, record);
         this.log(`step ${runId}/${step}: ${status}`);
       } finally {
         await host.close();

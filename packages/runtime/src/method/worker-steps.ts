@@ -10,9 +10,11 @@ import type { RunRecord, StepStatus } from './run-record.js';
  * durable in the store when this resolves. Deciding which step may run (dependencies, held
  * targets, exactly once) is the queue's: it hands a worker a step only when it may start.
  */
-export async function runQueuedStep(store: RunStore, key: string, options: MethodHostOptions): Promise<StepStatus> {
+export async function runQueuedStep(store: RunStore, key: string, options: MethodHostOptions, read?: RunRecord): Promise<StepStatus> {
   const method = await store.readMethod();
-  const record = await store.readRecord();
+  // A worker that just read the record (to set its host up from the run's meta) passes it, so
+  // the store is not read and mirrored a second time for the same step.
+  const record = read ?? (await store.readRecord());
   const context = createContext(method, store, record, options);
   await new MethodRunner(context).runOne(key);
   await context.flush();
