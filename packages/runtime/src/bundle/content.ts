@@ -117,6 +117,15 @@ export interface PackageContent {
   plugin: { name: string; version?: string };
   requirements: Requirements;
   requires?: string[];
-  resources?: { uri: string; path: string; mediaType: string; digest: string; size: number }[];
+  resources?: ResourceEntry[];
   sources: Record<string, SourceEntry>;
+}
+
+/** A resource the bundle captured (its bytes are a blob, by digest). */
+export interface ResourceEntry {
+  uri: string;
+  path: string;
+  mediaType: string;
+  digest: string;
+  size: number;
 }

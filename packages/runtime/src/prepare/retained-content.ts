@@ -1,4 +1,4 @@
-import type { Target } from '../bundle/content.js';
+import type { ResourceEntry, Target } from '../bundle/content.js';
 import type { Bundle } from '../bundle/load-bundle.js';
 import { packageView, type PackageView, type RoutineRef } from '../bundle/routine-table.js';
 import { failure, RuntimeError } from '../errors.js';
@@ -76,12 +76,7 @@ export function loadRetained(bundle: Bundle, address: Address | string): Retaine
 }
 
 /** A resource as `readResource` returns it: the record and its verified bytes. */
-export interface ResourceContent {
-  uri: string;
-  path: string;
-  mediaType: string;
-  digest: string;
-  size: number;
+export interface ResourceContent extends ResourceEntry {
   bytes: Uint8Array;
 }
 
