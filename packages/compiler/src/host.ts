@@ -99,7 +99,19 @@ export class TrackingHost implements CompilerHost {
 
   readFile(path: string): Uint8Array {
     this.files.add(path);
-    return this.cache ? this.cache.read(path) : this.inner.readFile(path);
+    // Once per build, like stat and realpath below: each importer of a module, each replayed
+    // analysis gets the same bytes without another change check.
+    let read = this.#reads.get(path);
+    if (read === undefined) {
+      try {
+        read = this.cache ? this.cache.read(path) : this.inner.readFile(path);
+      } catch (error) {
+        read = { error };
+      }
+      this.#reads.set(path, read);
+    }
+    if (!(read instanceof Uint8Array)) throw read.error;
+    return read;
   }
 
   readdir(path: string): { name: string; kind: EntryKind }[] {
@@ -111,6 +123,7 @@ export class TrackingHost implements CompilerHost {
   // analysis): it gets one answer per path, which is also one consistent view of the disk.
   readonly #stats = new Map<string, { kind: 'file' | 'directory' | 'other'; size: number } | undefined>();
   readonly #reals = new Map<string, string | { error: unknown }>();
+  readonly #reads = new Map<string, Uint8Array | { error: unknown }>();
 
   stat(path: string): { kind: 'file' | 'directory' | 'other'; size: number } | undefined {
     let s = this.#stats.get(path);

@@ -156,9 +156,17 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
 /** A plain array or object with a fragment among its children or grandchildren. */
 function holdsFragments(value: unknown, depth = 0): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
-  if (children === undefined) return false;
-  for (const child of children) if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+    return false;
+  }
+  if (!isPlainObject(value)) return false;
+  // Without Object.values: a rebuild asks this of every entry of the larger lists (exports, requirements).
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const child = object[key];
+    if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+  }
   return false;
 }
 
