@@ -33,8 +33,25 @@ export class RawJson {
     if (this.#bytes === undefined || this.#prefix !== prefix) {
       this.#bytes = Buffer.from(prefix + this.text, 'utf8');
       this.#prefix = prefix;
+      this.#key = undefined;
     }
     return this.#bytes;
+  }
+
+  #key: string | undefined;
+  #comma = false;
+
+  /**
+   * `prefixed` for the value of `key` in an object, `comma` when an entry comes before it:
+   * asked again with the same key, it answers without quoting the key again (a rebuild asks
+   * it of every routine of the package).
+   */
+  entry(key: string, comma: boolean): Uint8Array {
+    if (this.#bytes !== undefined && this.#key === key && this.#comma === comma) return this.#bytes;
+    const bytes = this.prefixed(`${comma ? ',' : ''}${JSON.stringify(key)}:`);
+    this.#key = key;
+    this.#comma = comma;
+    return bytes;
   }
 
   /** The canonical text of `value`, kept for splicing. */
@@ -143,10 +160,9 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
       return;
     }
     const child = object[key];
-    const prefix = `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`;
-    if (child instanceof RawJson) out.push(child.prefixed(prefix));
+    if (child instanceof RawJson) out.push(child.entry(key, i > 0));
     else {
-      out.push(prefix);
+      out.push(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
       piecesOf(child, out);
     }
   }
