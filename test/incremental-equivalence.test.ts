@@ -855,7 +855,8 @@ describe('incremental rebuilds: the work they skip', () => {
         expect(m0).toHaveLength(1);
         expect(reads.get(m0[0]!)).toBe(1);
         expect(Math.max(...stamps.values(), ...reads.values())).toBe(1);
-        expect(stamps.size).toBeGreaterThanOrEqual(100);
+        // Each file was checked: by its stamp, or read again when it is too recent to trust one.
+        expect(new Set([...stamps.keys(), ...reads.keys()]).size).toBeGreaterThanOrEqual(100);
       },
       host,
     );
