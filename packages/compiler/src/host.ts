@@ -87,6 +87,9 @@ export const nodeHost: CompilerHost = {
   },
 };
 
+/** nodeHost's own stamp: a host whose `stamp` is another function (one that counts calls) is asked through it. */
+const NODE_STAMP = nodeHost.stamp;
+
 /** Wraps a host and records every file and directory it was asked about, for watch mode. */
 export class TrackingHost implements CompilerHost {
   readonly files = new Set<string>();
@@ -195,7 +198,7 @@ export class ReadCache {
     const reported = this.#reported;
     const unchanged = reported !== undefined && !reported.changed.has(path) && this.#live.usedBy(reported.root, path);
     this.#live.use(path);
-    if (known !== undefined && (unchanged || (inner.stamp === nodeHost.stamp ? sameNodeStamp(path, known) : inner.stamp(path) === known.stamp))) {
+    if (known !== undefined && (unchanged || (inner.stamp === NODE_STAMP ? sameNodeStamp(path, known) : inner.stamp(path) === known.stamp))) {
       this.hits++;
       return known.bytes;
     }
