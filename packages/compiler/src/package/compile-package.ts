@@ -19,6 +19,7 @@ import { checkInParallel, parallelAllowed, worthAThread } from './check-pool.js'
 import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
+import { ManifestCache } from './cache/manifest-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
@@ -38,6 +39,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const codeRoutines = new RoutineCodeCache();
   const resolutions = new ResolutionMemo();
   const discoveries = new DiscoveryCache();
+  const manifests = new ManifestCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
   function buildPackage(
@@ -58,7 +60,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       r.report('BP9001', { start: 0, end: 0 }, `Unexpected error reading plugin.json: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
       return { diagnostics: r.diagnostics, manifest: undefined, result: undefined };
     }
-    const read = readManifest(manifestFile, bytes, buildOptions.version === undefined ? {} : { version: buildOptions.version });
+    const read = manifests.read(manifestFile, bytes, buildOptions.version === undefined ? {} : { version: buildOptions.version });
     diagnostics.push(...read.diagnostics);
     const manifest = read.manifest;
     if (!manifest) return { diagnostics, manifest: undefined, result: undefined };
@@ -170,7 +172,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     let bytes: Uint8Array;
     try {
       bytes = host.readFile(file);
-      read = readManifest(file, bytes);
+      read = manifests.read(file, bytes);
     } catch {
       return;
     }
@@ -207,7 +209,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         reads.assumeUnchanged(file, undefined);
       }
       // What this build did not use is dropped: a long watch session stays bounded.
-      for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
+      for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
