@@ -149,9 +149,17 @@ const scalarText = fc.oneof(
       'http://example.com/a#b',
       '-x',
       '$.output.n',
+      '!ref notes.compose',
+      "!ref 'quoted.name'",
+      '!ref 12',
+      '[]',
+      '{} # empty',
     ),
   },
-  { weight: 1, arbitrary: fc.constantFrom('a: b', '.inf', '"\\ud800"', '? q', '[a, b]', '{}', '', '   ', '# only a comment', '!ref x', '&a v', '|') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('a: b', '.inf', '"\\ud800"', '? q', '[a, b]', '[a]', '', '   ', '# only a comment', '!ref [x]', '!str x', '&a v', '|'),
+  },
 );
 const keyText = fc.oneof(
   { weight: 30, arbitrary: fc.constantFrom('name', 'description', 'type', 'a', 'b', 'x-y', '$schema', 'ai.strawberry.berry', 'null_ok') },
@@ -207,6 +215,34 @@ function editLines(yaml: string, edits: readonly { line: number; kind: string }[
 describe('the fast frontmatter path', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
+
+  it('takes the common block shapes and leaves everything else to yaml', () => {
+    const taken = [
+      'name: a\ndescription: d # note\n',
+      'tools:\n  - notes.search\n  - notes.save:\n      limits:\n        timeout: 5\n',
+      'next:\n  to: !ref notes.count\ninput: []\noutput: {}\n',
+      "a: 'it''s'\nb: \"tab\\there \\u00e9\"\nc: -3.5e2\nd: ~\ne: True\nf: 0x1F\n",
+      'list:\n  - - a\n    - b\n  - c\n',
+      '# leading comment\n\nempty:\nnext: 1\n',
+    ];
+    for (const yaml of taken) expect(compare({ name: 'taken', text: yaml, yaml, offset: 0 }), yaml).toBe('fast');
+    const declined = [
+      'a: &x 1\nb: *x\n', // anchors and aliases: BP1012
+      'a: !!str 1\n', // other tags: BP1014
+      'a: [1, 2]\n', // a non-empty flow collection: BP1041
+      'a: |\n  text\n', // block scalars
+      'a: one\n  two\n', // a multi-line plain scalar
+      'a: 1\na: 2\n', // a duplicate key: BP1011
+      'a:\n   b: 1\n', // indentation other than two: BP1040
+      'a: .inf\n', // not a JSON number: BP1016
+      'a: "\\ud800"\n', // a lone surrogate: BP1016
+      'a: b: c\n', // the `: ` trap: BP1050
+      'a:\n  b: 1\n  # trailing comment\n', // a comment closing a block moves yaml's range
+      '"quoted key": 1\n',
+      'true: 1\n', // a key that is not a string: BP1015
+    ];
+    for (const yaml of declined) expect(fastFrontmatter(yaml, 0, true), yaml).toBeUndefined();
+  });
 
   it('gives the tree of the slow path for every fixture and docs frontmatter, or declines', () => {
     const samples = fixtureSamples();

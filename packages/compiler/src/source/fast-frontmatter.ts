@@ -23,7 +23,8 @@ const DECLINE = new Decline();
 
 /**
  * The located tree of a frontmatter written in the common block style (block mappings and
- * lists, indented by two, one-line plain and quoted scalars, comments), read in one pass over
+ * lists, indented by two, one-line plain and quoted scalars, `!ref name`, empty `[]` and `{}`,
+ * comments), read in one pass over
  * its lines without yaml's Lexer, Parser, Composer and Document. Undefined ("declined") for
  * anything else, and for anything the slow path would report (duplicate keys, odd indentation,
  * non-finite numbers, lone surrogates, …): the caller then takes yaml's path, which reports
@@ -152,7 +153,7 @@ class LineReader {
       const empty: YScalar = { kind: 'scalar', span: this.span(colon + 1, colon + 1), value: null, style: 'plain', ref: false, empty: true };
       return { node: empty, end: at };
     }
-    return this.inlineScalar(at, column);
+    return this.inlineValue(at, column);
   }
 
   /** A nested block mapping or list starting at `first`, in column `column`. */
@@ -181,7 +182,7 @@ class LineReader {
       if (c === 0x2d && text.charCodeAt(at + 1) === 0x20) item = this.seq(at, column + 2, depth + 1);
       else {
         KEY.lastIndex = at;
-        item = KEY.test(text) ? this.map(at, column + 2, depth + 1) : this.inlineScalar(at, column);
+        item = KEY.test(text) ? this.map(at, column + 2, depth + 1) : this.inlineValue(at, column);
       }
       items.push(item.node);
       end = item.end;
@@ -196,42 +197,52 @@ class LineReader {
   }
 
   /**
-   * A one-line plain or quoted scalar at `at`, then an optional comment and the line's end;
-   * `column` is its owner's (a deeper next line would continue the value).
+   * A one-line value at `at`: a plain or quoted scalar, `!ref` and one, or an empty `[]`/`{}`;
+   * then an optional comment and the line's end. `column` is its owner's (a deeper next line
+   * would continue the value).
    */
-  private inlineScalar(at: number, column: number): Read<YScalar> {
+  private inlineValue(at: number, column: number): Read<YNode> {
     const text = this.text;
     const lineEnd = text.indexOf('\n', at);
     const stop = lineEnd === -1 ? text.length : lineEnd;
-    const c = text.charCodeAt(at);
-    let scalar: YScalar;
+    const ref = text.startsWith('!ref ', at);
+    const start = ref ? at + 5 : at;
+    const c = text.charCodeAt(start);
+    let node: YNode;
     let after: number;
     if (c === 0x22 || c === 0x27) {
-      const close = c === 0x22 ? closingDoubleQuote(text, at + 1, stop) : closingSingleQuote(text, at + 1, stop);
-      const raw = text.slice(at + 1, close);
+      const close = c === 0x22 ? closingDoubleQuote(text, start + 1, stop) : closingSingleQuote(text, start + 1, stop);
+      const raw = text.slice(start + 1, close);
       let value: string;
       if (c === 0x27) value = raw.includes("'") ? raw.replaceAll("''", "'") : raw;
       else if (!raw.includes('\\')) value = raw;
       else if (JSON_ESCAPES.test(raw)) value = JSON.parse(`"${raw}"`) as string;
       else decline();
       after = close + 1;
-      scalar = this.scalar(at, after, this.wellFormed(value), c === 0x22 ? 'double' : 'single');
-      let i = after;
-      while (text.charCodeAt(i) === 0x20) i++;
-      if (i < stop && (i === after || text.charCodeAt(i) !== 0x23)) decline();
+      node = this.scalar(at, after, this.wellFormed(value), c === 0x22 ? 'double' : 'single', ref);
+    } else if (!ref && (c === 0x5b || c === 0x7b) && text.charCodeAt(at + 1) === c + 2) {
+      // An empty flow collection (`[]`, `{}`): no flow warning is due for it (SRC-5).
+      after = at + 2;
+      const span = this.span(at, after);
+      node = c === 0x5b ? { kind: 'seq', span, flow: true, items: [] } : { kind: 'map', span, flow: true, entries: [] };
     } else {
-      if (!startsPlain(text, at)) decline();
-      const hash = text.indexOf(' #', at);
+      if (!startsPlain(text, start)) decline();
+      const hash = text.indexOf(' #', start);
       let valueEnd = hash !== -1 && hash < stop ? hash : stop;
       while (text.charCodeAt(valueEnd - 1) === 0x20) valueEnd--;
-      const source = text.slice(at, valueEnd);
+      const source = text.slice(start, valueEnd);
       if (source.includes(': ') || source.endsWith(':')) decline();
-      scalar = this.scalar(at, valueEnd, resolvePlain(source), 'plain');
+      // A tagged scalar is a string: yaml resolves no Core type under an unknown tag.
+      node = this.scalar(at, valueEnd, ref ? this.wellFormed(source) : resolvePlain(source), 'plain', ref);
+      after = valueEnd;
     }
+    let i = after;
+    while (text.charCodeAt(i) === 0x20) i++;
+    if (i < stop && (i === after || text.charCodeAt(i) !== 0x23)) decline();
     if (lineEnd === -1) this.line = -1;
     else this.skipToContent(lineEnd + 1, column);
     if (this.line !== -1 && this.indent > column) decline();
-    return { node: scalar, end: lineEnd === -1 ? text.length : lineEnd + 1 };
+    return { node, end: lineEnd === -1 ? text.length : lineEnd + 1 };
   }
 
   /** Comment lines after a block's last item end yaml's range of that block or of one around it, depending on their indentation; left to yaml. */
@@ -239,8 +250,8 @@ class LineReader {
     if (this.passedComment) decline();
   }
 
-  private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style']): YScalar {
-    return { kind: 'scalar', span: this.span(start, end), value, style, ref: false, empty: false };
+  private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style'], ref: boolean): YScalar {
+    return { kind: 'scalar', span: this.span(start, end), value, style, ref, empty: false };
   }
 
   private wellFormed(value: string): string {
