@@ -154,11 +154,29 @@ const scalarText = fc.oneof(
       '!ref 12',
       '[]',
       '{} # empty',
+      '|',
+      '>-',
     ),
   },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('a: b', '.inf', '"\\ud800"', '? q', '[a, b]', '[a]', '', '   ', '# only a comment', '!ref [x]', '!str x', '&a v', '|'),
+    arbitrary: fc.constantFrom(
+      'a: b',
+      '.inf',
+      '"\\ud800"',
+      '? q',
+      '[a, b]',
+      '[a]',
+      '',
+      '   ',
+      '# only a comment',
+      '!ref [x]',
+      '!str x',
+      '&a v',
+      '|+',
+      '|2',
+      '> # c',
+    ),
   },
 );
 const keyText = fc.oneof(
@@ -180,7 +198,12 @@ const rootMap = fc.uniqueArray(fc.tuple(keyText, tree), { selector: ([key]) => k
 /** Block YAML as people write it: two spaces per level, `- key: value` and `- - item` compact. */
 function render(node: Tree, column: number, inline: boolean): string {
   const pad = ' '.repeat(column);
-  if ('scalar' in node) return node.scalar === null ? '\n' : ` ${node.scalar}\n`;
+  if ('scalar' in node) {
+    if (node.scalar === null) return '\n';
+    // A block scalar header: its lines go one level deeper than the key or dash that owns it.
+    if (/^[|>]/.test(node.scalar)) return ` ${node.scalar}\n${pad}one\n${pad}  more\n\n${pad}two\n\n`;
+    return ` ${node.scalar}\n`;
+  }
   if ('map' in node)
     return node.map
       .map(
@@ -224,13 +247,15 @@ describe('the fast frontmatter path', () => {
       "a: 'it''s'\nb: \"tab\\there \\u00e9\"\nc: -3.5e2\nd: ~\ne: True\nf: 0x1F\n",
       'list:\n  - - a\n    - b\n  - c\n',
       '# leading comment\n\nempty:\nnext: 1\n',
+      'a: |\n  one\n\n    two\nb: >-\n  x\n  y\n\n  z\nc:\n  - |\n    t\n  - x\n',
     ];
     for (const yaml of taken) expect(compare({ name: 'taken', text: yaml, yaml, offset: 0 }), yaml).toBe('fast');
     const declined = [
       'a: &x 1\nb: *x\n', // anchors and aliases: BP1012
       'a: !!str 1\n', // other tags: BP1014
       'a: [1, 2]\n', // a non-empty flow collection: BP1041
-      'a: |\n  text\n', // block scalars
+      'a: |+\n  text\n\n', // a block scalar keeping its trailing lines
+      'a: |2\n   text\n', // an indentation indicator
       'a: one\n  two\n', // a multi-line plain scalar
       'a: 1\na: 2\n', // a duplicate key: BP1011
       'a:\n   b: 1\n', // indentation other than two: BP1040

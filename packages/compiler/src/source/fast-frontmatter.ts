@@ -1,4 +1,4 @@
-import { isScalar, Schema, type ScalarTag } from 'yaml';
+import { CST, isScalar, Schema, type ScalarTag } from 'yaml';
 import type { Span } from '../diagnostics/reporter.js';
 import type { YEntry, YMap, YNode, YScalar, YSeq } from './yaml-tree.js';
 
@@ -15,6 +15,8 @@ const KEY = /[A-Za-z_$][A-Za-z0-9_$./-]*:(?= |\n|$)/y;
 const NON_STRING_KEY = /^(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
 /** Only the escapes YAML and JSON read alike, so `JSON.parse` decodes them as yaml does. */
 const JSON_ESCAPES = /^(?:[^"\\]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*$/;
+/** A block scalar header without a keep chomp, an indentation indicator or a comment. */
+const BLOCK_HEADER = /^[|>]-?$/;
 /** The nesting below which the fast path stays (the slow path's limit is 256, MAX_YAML_DEPTH). */
 const MAX_FAST_DEPTH = 64;
 
@@ -24,7 +26,7 @@ const DECLINE = new Decline();
 /**
  * The located tree of a frontmatter written in the common block style (block mappings and
  * lists, indented by two, one-line plain and quoted scalars, `!ref name`, empty `[]` and `{}`,
- * comments), read in one pass over
+ * `|`/`>` block scalars, comments), read in one pass over
  * its lines without yaml's Lexer, Parser, Composer and Document. Undefined ("declined") for
  * anything else, and for anything the slow path would report (duplicate keys, odd indentation,
  * non-finite numbers, lone surrogates, …): the caller then takes yaml's path, which reports
@@ -220,6 +222,8 @@ class LineReader {
       else decline();
       after = close + 1;
       node = this.scalar(at, after, this.wellFormed(value), c === 0x22 ? 'double' : 'single', ref);
+    } else if (!ref && (c === 0x7c || c === 0x3e)) {
+      return this.blockScalar(at, column);
     } else if (!ref && (c === 0x5b || c === 0x7b) && text.charCodeAt(at + 1) === c + 2) {
       // An empty flow collection (`[]`, `{}`): no flow warning is due for it (SRC-5).
       after = at + 2;
@@ -243,6 +247,67 @@ class LineReader {
     else this.skipToContent(lineEnd + 1, column);
     if (this.line !== -1 && this.indent > column) decline();
     return { node, end: lineEnd === -1 ? text.length : lineEnd + 1 };
+  }
+
+  /**
+   * A block scalar (`|`, `|-`, `>`, `>-`) at `at` whose content lines sit deeper than
+   * `column`: its value is what yaml's own block-scalar resolver makes of the same token
+   * (folding and chomping are its rules, not copied here). Declines a keep chomp (`+`), an
+   * indentation indicator, a comment after the header, leading blank lines and lines of spaces.
+   */
+  private blockScalar(at: number, column: number): Read<YScalar> {
+    const text = this.text;
+    const headerEnd = text.indexOf('\n', at);
+    const header = text.slice(at, headerEnd === -1 ? text.length : headerEnd);
+    if (!BLOCK_HEADER.test(header) || headerEnd === -1) decline();
+    let lineStart = headerEnd + 1;
+    let contentEnd = lineStart;
+    let first = true;
+    for (;;) {
+      let i = lineStart;
+      while (text.charCodeAt(i) === 0x20) i++;
+      const c = text.charCodeAt(i);
+      if (Number.isNaN(c) && i === lineStart) break;
+      if (c === 0x0a || Number.isNaN(c)) {
+        // A blank line: content only if a deeper line follows (then yaml keeps it as `\n`).
+        if (first || i !== lineStart) decline();
+        lineStart = i + 1;
+        continue;
+      }
+      if (i - lineStart <= column) break;
+      first = false;
+      const lineEnd = text.indexOf('\n', i);
+      if (lineEnd === -1) {
+        contentEnd = text.length;
+        lineStart = text.length;
+        break;
+      }
+      contentEnd = lineEnd + 1;
+      lineStart = lineEnd + 1;
+    }
+    if (first) decline();
+    const resolved = CST.resolveAsScalar(
+      {
+        type: 'block-scalar',
+        offset: at,
+        indent: column,
+        props: [
+          { type: 'block-scalar-header', offset: at, indent: column, source: header },
+          { type: 'newline', offset: headerEnd, indent: column, source: '\n' },
+        ],
+        source: text.slice(headerEnd + 1, contentEnd),
+      },
+      true,
+      decline,
+    );
+    if (resolved === null) decline();
+    const value = this.wellFormed(resolved.value);
+    const style = header.startsWith('|') ? 'literal' : 'folded';
+    const node: YScalar = { kind: 'scalar', span: this.span(resolved.range[0], resolved.range[1]), value, style, ref: false, empty: false };
+    if (contentEnd === text.length) this.line = -1;
+    else this.skipToContent(contentEnd, column);
+    if (this.line !== -1 && this.indent > column) decline();
+    return { node, end: resolved.range[2] };
   }
 
   /** Comment lines after a block's last item end yaml's range of that block or of one around it, depending on their indentation; left to yaml. */
