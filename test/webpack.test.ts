@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createCompiler, loadBundleFile } from '@berrypack/compiler';
+import { createCompiler, loadBundleFile, nodeHost } from '@berrypack/compiler';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
 import { agePastRacyWindow, recordStamps } from './support/stamps.js';
@@ -307,6 +307,26 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     }
   });
 
+  it('rebuilds in watch mode when a missing module an import probed is created', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const rank = path.join(notebook, 'routines/search/rank.md');
+    writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
+    const extra = path.join(notebook, 'routines/lib/extra.js');
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    try {
+      const broken = await session.first();
+      expect(broken.errors.length).toBeGreaterThan(0);
+      expect(bundleAsset(broken)).toBeUndefined();
+      // Known missing from the first run; its creation is reported, so it is looked at again.
+      const fixed = await session.change(() => writeFileSync(extra, readFileSync(path.join(notebook, 'routines/lib/score.js'))));
+      expect(fixed.errors).toEqual([]);
+      expect(bundleAsset(fixed)).toBeDefined();
+    } finally {
+      await session.close();
+    }
+  });
+
   it('a watch rebuild checks only the files the watcher reported changed (modifiedFiles)', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
@@ -315,11 +335,17 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     await agePastRacyWindow();
     const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
     const stamps = recordStamps();
+    const stat = nodeHost.stat;
+    const statted: string[] = [];
+    nodeHost.stat = (file) => (statted.push(file), stat(file));
     try {
       expect((await session.first()).errors).toEqual([]);
       stamps.paths.length = 0;
+      statted.length = 0;
       const edited = await session.change(() => writeFileSync(compose, original.replace('house style.', 'house style, briefly.')));
       expect(edited.errors).toEqual([]);
+      // The plugin knows from the first run which files exist: it stats none of the sources again.
+      expect(statted.filter((p) => p.endsWith('.md') && p !== compose)).toEqual([]);
       // Only the reported file is checked (and plugin.json, which `prepare` reads first to decide
       // on a second thread); every other file of the package is served from memory.
       const manifest = realpathSync(path.join(notebook, 'plugin.json'));
@@ -329,6 +355,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       expect(bundleAsset(edited)).toBe(fresh.bundle!.fileName);
       expect(readFileSync(path.join(dir, 'out', fresh.bundle!.fileName)).equals(Buffer.from(fresh.bundle!.bytes))).toBe(true);
     } finally {
+      nodeHost.stat = stat;
       stamps.restore();
       await session.close();
     }
