@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createCompiler, loadBundleFile, nodeHost } from '@berrypack/compiler';
+import type webpack from 'webpack';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
 import { agePastRacyWindow, recordStamps } from './support/stamps.js';
@@ -369,5 +370,32 @@ describe('@berrypack/webpack', () => {
     );
     expect(() => berrypack({ emit: 'yes' } as never)).toThrow('Unexpected type string for option `emit`, expected a boolean');
     expect(berrypack().name).toBe('berrypack');
+  });
+
+  it('lets webpack snapshot the package only when webpack keeps a cache', { timeout: 120_000 }, async () => {
+    const dir = tempDir('berrypack-webpack-');
+    try {
+      copyFixture('notebook', dir);
+      writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+      /** Each built module of the package's manifest: whether webpack will snapshot (and in production hash) its dependencies. */
+      const recorded: boolean[] = [];
+      const recorder = {
+        apply(compiler: webpack.Compiler) {
+          compiler.hooks.compilation.tap('test', (compilation) =>
+            compilation.hooks.succeedModule.tap('test', (module) => {
+              if ((module as webpack.NormalModule).resource?.endsWith('plugin.json')) recorded.push(module.buildInfo!.cacheable === true);
+            }),
+          );
+        },
+      };
+      const [webpackHost] = HOSTS;
+      // Production: no cache, so no snapshot of the package's files (webpack would read and hash each).
+      expect((await build(webpackHost!, nodeConfig(dir, [berrypack(), recorder]))).errors).toEqual([]);
+      // Development: the memory cache keeps the module while its files are unchanged.
+      expect((await build(webpackHost!, nodeConfig(dir, [berrypack(), recorder], { mode: 'development' }))).errors).toEqual([]);
+      expect(recorded).toEqual([false, true]);
+    } finally {
+      cleanup(dir);
+    }
   });
 });
