@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
 import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
+import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
+import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
 import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
@@ -139,5 +141,79 @@ describe('prepare on two threads', () => {
     await off.prepare(manifest);
     expect(off.stats.sourcesFromWorker).toBe(0);
     expect(off.stats.sourcesParsed).toBe(0);
+  });
+});
+
+describe('a worker started before the compiler loads (the CLI: early-build.ts)', () => {
+  const serialBuild = (manifest: string) => both().serial.build(manifest);
+
+  it('lists the sources itself, checks with this thread from one counter, and gives the same bundle', async () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    expect(N).toBeGreaterThanOrEqual(EARLY_MIN_SOURCES);
+    const worker = startCheckWorker(manifest);
+    expect(worker).toBeDefined();
+    const early = createCompiler({ checkWorker: worker!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    const listing = await worker!.listing;
+    expect(listing!.manifest).toBe(manifest);
+    expect(listing!.files).toHaveLength(N);
+    const a = early.build(manifest);
+    const b = serialBuild(manifest);
+    expect(early.stats.sourcesFromWorker).toBeGreaterThan(0);
+    // Every source checked exactly once, by one thread or the other, before the build.
+    expect(early.stats.sourcesParsed).toBe(N);
+    expect(early.stats.sourcesReused).toBe(N);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
+    expect(a.summary).toEqual(b.summary);
+    expect(a.diagnostics).toEqual(b.diagnostics);
+  });
+
+  it('only lists a package smaller than EARLY_MIN_SOURCES; this thread checks it all', async () => {
+    const dir = path.join(root, 'small');
+    generatePackage(dir, 100);
+    const manifest = path.join(dir, 'plugin.json');
+    const worker = startCheckWorker(manifest)!;
+    const early = createCompiler({ checkWorker: worker!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    expect((await worker.listing)!.files).toHaveLength(100);
+    expect(early.stats.sourcesFromWorker).toBe(0);
+    expect(early.stats.sourcesParsed).toBe(100);
+    const a = early.build(manifest);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(serialBuild(manifest).bundle!.bytes))).toBe(true);
+  });
+
+  it('started on another package (a list that differs), still gives exactly the serial result', async () => {
+    const manifest = path.join(root, 'broken', 'plugin.json');
+    const early = createCompiler({ checkWorker: startCheckWorker(path.join(root, 'gen', 'plugin.json'))!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    const a = early.build(manifest);
+    expect(a.ok).toBe(false);
+    expect(a.diagnostics).toEqual(serialBuild(manifest).diagnostics);
+  });
+
+  it('is stopped unused when the compiler may not take a thread, and a missing manifest lists nothing', async () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    const off = createCompiler({ parallel: false, checkWorker: startCheckWorker(manifest)! });
+    await off.prepare(manifest);
+    expect(off.stats.sourcesFromWorker).toBe(0);
+    expect(off.stats.sourcesParsed).toBe(0);
+    expect(await startCheckWorker(path.join(root, 'nowhere', 'plugin.json'))!.listing).toBeUndefined();
+  });
+
+  it('the CLI starts it for `build MANIFEST` only, not with --no-parallel, --help or a bad argument', () => {
+    const dir = path.join(root, 'gen');
+    const manifest = path.join(dir, 'plugin.json');
+    for (const args of [['--no-parallel', dir], ['--help'], [dir, 'extra'], [path.join(root, 'nowhere')], ['--bogus', dir]]) {
+      startEarlyBuild(args);
+      expect(takeEarlyWorker(manifest), args.join(' ')).toBeUndefined();
+    }
+    startEarlyBuild(['--out-dir', path.join(root, 'cli-out'), dir]);
+    // Handed over once, and only for the manifest the build command resolved.
+    expect(takeEarlyWorker(path.join(root, 'other', 'plugin.json'))).toBeUndefined();
+    startEarlyBuild([dir, '--json'], root);
+    const worker = takeEarlyWorker(manifest);
+    expect(worker).toBeDefined();
+    worker!.stop();
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
   });
 });
