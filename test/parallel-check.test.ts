@@ -74,6 +74,13 @@ describe('prepare on two threads', () => {
       mkdirSync(path.join(dir, 'routines', path.dirname(where)), { recursive: true });
       writeFileSync(path.join(dir, `routines/${where}.md`), `---\nname: ${path.basename(where)}\ndescription: d\ndescription: e\ntitle: [\n---\nbody\n`);
     }
+    // Code routines whose analysis reports (a missing module, a host global, a broken module),
+    // on both threads: analyzed beside the check, their diagnostics must be the serial ones.
+    writeFileSync(path.join(dir, 'routines/lib-broken.js'), 'export const x = ;\n');
+    for (const where of ['aa/code-bad', 'zz/code-bad']) {
+      const body = `import { nope } from '../missing.js';\nimport { x } from '../lib-broken.js';\nexport default function run() {\n  return { v: process.env.X, nope, x };\n}\n`;
+      writeFileSync(path.join(dir, `routines/${where}.md`), `---\nname: ${where.replace('/', '-')}\ndescription: d\nlanguage: javascript\n---\n${body}`);
+    }
     // Every model routine resolves to a diagnostic, so the worker's results are positioned too.
     for (let i = 0; i < N; i++) if (i % 10 !== 9) appendFileSync(path.join(dir, `routines/ns${i % 5}/model${i}.md`), '\n{{ nope }}\n');
     const manifest = path.join(dir, 'plugin.json');
@@ -84,7 +91,10 @@ describe('prepare on two threads', () => {
     expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
     expect(a.ok).toBe(false);
     expect(a.diagnostics.filter((d) => d.code === 'BP2201')).toHaveLength(N - N / 10);
+    expect(a.diagnostics.filter((d) => d.file.endsWith('code-bad.md')).length).toBeGreaterThanOrEqual(4);
+    expect(a.diagnostics.some((d) => d.file.endsWith('lib-broken.js'))).toBe(true);
     expect(a.diagnostics).toEqual(b.diagnostics);
+    expect(a.files).toEqual(b.files);
     // A second build of the primed compiler reads and parses nothing again.
     const before = parallel.stats;
     expect(parallel.build(manifest).diagnostics).toEqual(b.diagnostics);
@@ -163,6 +173,10 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
     // Every source checked exactly once, by one thread or the other, before the build.
     expect(early.stats.sourcesParsed).toBe(N);
     expect(early.stats.sourcesReused).toBe(N);
+    // Every code routine analyzed once, beside its check, on either thread; the build reused each.
+    expect(early.stats.codeRoutinesAnalyzed).toBe(N / 10);
+    expect(early.stats.codeRoutinesReused).toBe(N / 10);
+    expect(a.files).toEqual(b.files);
     expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
     expect(a.summary).toEqual(b.summary);
     expect(a.diagnostics).toEqual(b.diagnostics);

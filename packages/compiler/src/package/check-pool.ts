@@ -1,7 +1,9 @@
 import type { CompilerHost, ReadCache } from '../host.js';
 import type { SourceCache } from './cache/source-cache.js';
-import { unpackChecked, type PackedChecked } from './checked-wire.js';
-import { CheckWorker, workerScript } from './check-worker-start.js';
+import type { CodeContext } from '../code/index.js';
+import { unpackChecked } from './checked-wire.js';
+import { CheckWorker, workerScript, type WorkerEntry } from './check-worker-start.js';
+import { codeInput, type RoutineCodeCache } from './steps/analyze-code.js';
 
 /**
  * Whether a worker thread may be used at all (before listing any file): unless turned off
@@ -25,23 +27,32 @@ export function worthAThread(count: number, parallel?: boolean): boolean {
   return count > 0 && (parallel === true || (parallel === undefined && count >= PARALLEL_MIN_SOURCES));
 }
 
-/** A worker on `files`, or undefined where none can start. */
-export function startOnFiles(files: readonly string[]): CheckWorker | undefined {
+/** A worker on `files` of the package in `dir`, or undefined where none can start. */
+export function startOnFiles(files: readonly string[], dir: string): CheckWorker | undefined {
   const script = workerScript();
   if (script === undefined || files.length === 0) return undefined;
   try {
-    return new CheckWorker(script, { files });
+    return new CheckWorker(script, { files, dir });
   } catch {
     return undefined;
   }
 }
 
+/** The code analysis of the checked sources, done beside the check (steps/analyze-code.ts). */
+export interface CodeStep {
+  manifestDir: string;
+  ctx: CodeContext;
+  cache: RoutineCodeCache;
+}
+
 /**
  * Reads and checks `files` on this thread while `worker` checks them too, each taking the next
- * file from their shared counter, and leaves every result in the source cache (and the
- * worker's reads in the read cache, when given one), so the (synchronous) build that follows
- * finds them there. Best effort: a worker that fails leaves its files to the build, which reads
- * and checks them as usual. Returns how many files the worker checked.
+ * file from their shared counter, and analyzes every code routine on whichever thread checked
+ * it; leaves every result in the source cache and the code routines' cache (and the worker's
+ * reads in the read cache, when given one), so the (synchronous) build that follows finds them
+ * there and only resolves and assembles. Best effort: a worker that fails leaves its files to
+ * the build, which reads, checks and analyzes them as usual. Returns how many files the worker
+ * checked.
  */
 export async function checkInParallel(
   worker: CheckWorker,
@@ -49,13 +60,16 @@ export async function checkInParallel(
   host: CompilerHost,
   reads: ReadCache | undefined,
   sources: SourceCache,
+  code: CodeStep,
 ): Promise<number> {
   const { counter } = worker;
   for (;;) {
     const i = Atomics.add(counter, 0, 1);
     if (i >= files.length) break;
     try {
-      sources.check(files[i]!, host.readFile(files[i]!));
+      const routine = sources.check(files[i]!, host.readFile(files[i]!)).routine;
+      const input = routine && codeInput(routine, code.manifestDir);
+      if (input !== undefined) code.cache.analyze(routine!, input, code.ctx);
     } catch {
       // Left to the build, as above.
     }
@@ -63,12 +77,15 @@ export async function checkInParallel(
   await worker.finished();
   let count = 0;
   for (const batch of worker.received) {
-    const entries = JSON.parse(batch.json) as { file: string; stamp: string; changedAt: number | null; checked: PackedChecked }[];
+    const entries = JSON.parse(batch.json) as WorkerEntry[];
     entries.forEach((r, i) => {
       const bytes = batch.bytes[i]!;
-      // JSON has no Infinity: a file read without a trusted stamp comes back with `null`.
       reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, worker.started);
-      sources.prime(r.file, bytes, unpackChecked(r.checked));
+      const checked = unpackChecked(r.checked);
+      sources.prime(r.file, bytes, checked);
+      // An analysis against another root (a link that changed meanwhile) is done again by the build.
+      const input = r.code?.root === code.ctx.packageRoot && checked.routine ? codeInput(checked.routine, code.manifestDir) : undefined;
+      if (input !== undefined) code.cache.prime(checked.routine!, input, code.ctx, r.code!.log, r.code!.result);
     });
     count += entries.length;
   }

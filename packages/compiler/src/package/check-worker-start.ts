@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import type { CodeRoutineResult } from '../code/types.js';
+import type { RecordedAnswer } from './answer-recorder.js';
+import type { PackedChecked } from './checked-wire.js';
 
 /**
  * The second thread of a cold build (check-worker.ts), as started and heard from. Deliberately
@@ -8,10 +11,21 @@ import { Worker } from 'node:worker_threads';
  * (docs/performance.md, "Cold build on two threads").
  */
 
-/** One message of the worker: `bytes[i]` is the file of the i-th entry of `json`. */
+/** One message of the worker: `bytes[i]` is the file of the i-th entry of `json` (an array of `WorkerEntry`). */
 export interface WorkerBatch {
   json: string;
   bytes: Uint8Array[];
+}
+
+/** One file as the worker read and checked it; a code routine's analysis with the answers it read (by digest). */
+export interface WorkerEntry {
+  file: string;
+  stamp: string;
+  /** JSON has no Infinity: a file read without a trusted stamp comes back with `null`. */
+  changedAt: number | null;
+  checked: PackedChecked;
+  /** `root`: the package root the analysis resolved imports against (realpath'd). */
+  code?: { root: string; log: RecordedAnswer[]; result: CodeRoutineResult };
 }
 
 /** What a worker started on a manifest found to check: its real path and the sources, in discovery order. */
@@ -41,7 +55,7 @@ export class CheckWorker {
   readonly #finished: Promise<void>;
   readonly #worker: Worker;
 
-  constructor(script: URL, work: { files: readonly string[] } | { manifest: string }) {
+  constructor(script: URL, work: { files: readonly string[]; dir: string } | { manifest: string }) {
     this.#worker = new Worker(script, { workerData: { ...work, counter: this.counter, min: EARLY_MIN_SOURCES } });
     this.#worker.unref();
     let listed: (l: WorkerListing | undefined) => void = () => {};

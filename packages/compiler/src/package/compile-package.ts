@@ -191,12 +191,13 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
     // An early worker has listed the same sources and is checking them from the start of the
     // shared counter; should its list differ, a file either thread skipped is checked by the build.
-    const worker = early ?? (worthAThread(todo.length, options.parallel) ? startOnFiles(todo) : undefined);
+    const worker = early ?? (worthAThread(todo.length, options.parallel) ? startOnFiles(todo, read.manifest.dir) : undefined);
     if (worker === undefined) return;
     // A recording host (the CLI's persistent cache) must see every read of the build itself: the
     // worker's bytes then only prime the source cache, whose digest check serves them.
     const primeReads = !(options.host instanceof AnswerRecorder);
-    sourcesFromWorker += await checkInParallel(worker, todo, host, primeReads ? reads : undefined, sources);
+    const analysis = { manifestDir: read.manifest.dir, ctx: { host, packageRoot: realDir(host, read.manifest.dir), cache: code }, cache: codeRoutines };
+    sourcesFromWorker += await checkInParallel(worker, todo, host, primeReads ? reads : undefined, sources, analysis);
   }
 
   const compiler: Compiler = {
