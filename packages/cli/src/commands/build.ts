@@ -31,8 +31,9 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
 --no-cache  compile even when node_modules/.cache/berrypack/builds holds a build whose
          every input (each file read, by digest; each directory listing) is unchanged;
          such a build is otherwise served from that cache, with the same bytes and messages.
---no-parallel  read and check every source on one thread; by default a package of 2,000
-         sources or more is read and checked on two (the same bundle and messages).
+--no-parallel  read, check and analyze every source on one thread; by default a package of
+         500 sources or more is read, checked and analyzed on two (the same bundle and
+         messages).
 `;
 
 interface BuildSettings {
