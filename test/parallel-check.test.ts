@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
 import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
-import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
+import { aCoreIsFree, EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
 import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
@@ -130,6 +130,14 @@ describe('prepare on two threads', () => {
     expect(berrypack(['build', '--help']).stdout).toContain('--no-parallel');
   });
 
+  it('takes a thread by default only while a core is free for it', () => {
+    expect(aCoreIsFree(0.5, 2)).toBe(true);
+    expect(aCoreIsFree(2.9, 2)).toBe(true);
+    expect(aCoreIsFree(3, 2)).toBe(false);
+    expect(aCoreIsFree(10.4, 2)).toBe(false);
+    expect(aCoreIsFree(10.4, 16)).toBe(true);
+  });
+
   it('takes a thread by default only for a package large enough to pay for it', () => {
     expect(worthAThread(PARALLEL_MIN_SOURCES - 1)).toBe(false);
     expect(worthAThread(PARALLEL_MIN_SOURCES)).toBe(true);
@@ -218,13 +226,16 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
     const dir = path.join(root, 'gen');
     const manifest = path.join(dir, 'plugin.json');
     for (const args of [['--no-parallel', dir], ['--help'], [dir, 'extra'], [path.join(root, 'nowhere')], ['--bogus', dir]]) {
-      startEarlyBuild(args);
+      startEarlyBuild(args, process.cwd(), true);
       expect(takeEarlyWorker(manifest), args.join(' ')).toBeUndefined();
     }
-    startEarlyBuild(['--out-dir', path.join(root, 'cli-out'), dir]);
+    // Nor on a machine whose every core is taken.
+    startEarlyBuild([dir], process.cwd(), false);
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
+    startEarlyBuild(['--out-dir', path.join(root, 'cli-out'), dir], process.cwd(), true);
     // Handed over once, and only for the manifest the build command resolved.
     expect(takeEarlyWorker(path.join(root, 'other', 'plugin.json'))).toBeUndefined();
-    startEarlyBuild([dir, '--json'], root);
+    startEarlyBuild([dir, '--json'], root, true);
     const worker = takeEarlyWorker(manifest);
     expect(worker).toBeDefined();
     worker!.stop();

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startCheckWorker, type CheckWorker } from '@berrypack/compiler/internal-check-worker';
+import { aCoreIsFree, startCheckWorker, type CheckWorker } from '@berrypack/compiler/internal-check-worker';
 import { resolveManifestArg } from './manifest-arg.js';
 import { BUILD_OPTIONS, COMMON_OPTIONS } from './option-specs.js';
 
@@ -9,8 +9,12 @@ import { BUILD_OPTIONS, COMMON_OPTIONS } from './option-specs.js';
 
 let started: { manifest: string; worker: CheckWorker } | undefined;
 
-/** Best effort: for arguments the build command will refuse, or `--no-parallel`, nothing starts. */
-export function startEarlyBuild(args: string[], cwd = process.cwd()): void {
+/**
+ * Best effort: for arguments the build command will refuse, or `--no-parallel`, nothing starts;
+ * nor when no core is free for it (`aCoreIsFree`).
+ */
+export function startEarlyBuild(args: string[], cwd = process.cwd(), coreFree = aCoreIsFree()): void {
+  if (!coreFree) return;
   try {
     const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...BUILD_OPTIONS }, allowPositionals: true, strict: true });
     if (values.help === true || values['no-parallel'] === true || positionals.length !== 1) return;

@@ -32,8 +32,8 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
          every input (each file read, by digest; each directory listing) is unchanged;
          such a build is otherwise served from that cache, with the same bytes and messages.
 --no-parallel  read, check and analyze every source on one thread; by default a package of
-         500 sources or more is read, checked and analyzed on two (the same bundle and
-         messages).
+         500 sources or more is read, checked and analyzed on two while a core is free
+         (the same bundle and messages).
 `;
 
 interface BuildSettings {
