@@ -241,4 +241,18 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
     worker!.stop();
     expect(takeEarlyWorker(manifest)).toBeUndefined();
   });
+
+  it('is taken by the build command it was started for, which writes the same bundle', async () => {
+    const dir = path.join(root, 'gen');
+    const manifest = path.join(dir, 'plugin.json');
+    const args = [dir, '--out-dir', path.join(root, 'cli-early'), '--no-cache', '--json'];
+    startEarlyBuild(args, process.cwd(), true);
+    const { run } = await import('../packages/cli/dist/index.js');
+    const { processIo } = await import('../packages/cli/dist/io.js');
+    let printed = '';
+    const code = await run(['build', ...args], { ...processIo(), stdout: { write: (text: string) => void (printed += text) } });
+    expect(code).toBe(0);
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
+    expect((JSON.parse(printed) as { id: string }).id).toBe(serialBuild(manifest).bundle!.id);
+  });
 });
