@@ -15,7 +15,7 @@ import { assembleContent, FragmentCache } from './assemble-content.js';
 import { analyzeCode, RoutineCodeCache } from './steps/analyze-code.js';
 import { resolveImports, type CompiledImport } from './steps/resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './steps/regular-file.js';
-import { checkInParallel, parallelAllowed, worthAThread } from './check-pool.js';
+import { checkInParallel, parallelAllowed, startOnFiles, worthAThread } from './check-pool.js';
 import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
@@ -25,6 +25,7 @@ import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
+import { aCoreIsFree, type CheckWorker } from './check-worker-start.js';
 import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
 /**
@@ -160,7 +161,18 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
 
   const preparing = new Map<string, Promise<void>>();
   let sourcesFromWorker = 0;
+  // A worker the caller started on the manifest before loading the compiler: the first prepare takes it.
+  let early = options.checkWorker;
   async function prepare(manifest: string): Promise<void> {
+    const worker = early;
+    early = undefined;
+    try {
+      await prepareWith(manifest, worker);
+    } finally {
+      worker?.stop();
+    }
+  }
+  async function prepareWith(manifest: string, early: CheckWorker | undefined): Promise<void> {
     // The worker reads with Node's fs: only a compiler on the real file system may use it. Decided
     // before anything is read, so a build that will not use it pays nothing here.
     const onNodeFiles = options.host === undefined || options.host === nodeHost || options.host instanceof AnswerRecorder;
@@ -179,11 +191,16 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     if (!read.manifest) return;
     // Through the discovery cache: the build that follows finds the listing there.
     const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
-    if (!worthAThread(todo.length, options.parallel)) return;
+    // An early worker has listed the same sources and is checking them from the start of the
+    // shared counter; should its list differ, a file either thread skipped is checked by the build.
+    const wanted = worthAThread(todo.length, options.parallel) && (options.parallel === true || aCoreIsFree());
+    const worker = early ?? (wanted ? startOnFiles(todo, read.manifest.dir) : undefined);
+    if (worker === undefined) return;
     // A recording host (the CLI's persistent cache) must see every read of the build itself: the
     // worker's bytes then only prime the source cache, whose digest check serves them.
     const primeReads = !(options.host instanceof AnswerRecorder);
-    sourcesFromWorker += await checkInParallel(todo, host, primeReads ? reads : undefined, sources);
+    const analysis = { manifestDir: read.manifest.dir, ctx: { host, packageRoot: realDir(host, read.manifest.dir), cache: code }, cache: codeRoutines };
+    sourcesFromWorker += await checkInParallel(worker, todo, host, primeReads ? reads : undefined, sources, analysis);
   }
 
   const compiler: Compiler = {
