@@ -321,7 +321,6 @@ describe('the fast frontmatter path', () => {
       }),
       { seed: 20261201, numRuns: 3000 },
     );
-    console.log('FASTCOUNT', fast);
     expect(fast).toBeGreaterThan(500);
   });
 
