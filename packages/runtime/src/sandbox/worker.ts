@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.js';
 import { describeHostError, failure } from './raw-result.js';
+import { VmSource } from './vm-image.js';
 import { Run, type Engine, type RunHost } from './vm-run.js';
 
 const data = workerData as WorkerData;
@@ -24,6 +25,7 @@ const port = parentPort;
 const host: RunHost = {
   engine,
   data,
+  vms: new VmSource(engine, data),
   watch: new BigInt64Array(data.watch),
   post: (message: FromWorker) => port.postMessage(message),
   ended: (id) => runs.delete(id),
