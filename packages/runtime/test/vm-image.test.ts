@@ -19,17 +19,20 @@ const wasmApi = (globalThis as unknown as { WebAssembly: { compile(b: Uint8Array
 
 const engine = import('quickjs-wasi') as Promise<Engine>;
 
-async function source(imported: boolean): Promise<VmSource> {
+/** A worker's VM source; with `imported` (the rewritten module), its image is made before it is returned. */
+async function source(imported: boolean, made = true): Promise<VmSource> {
   const rewritten = importMemory(original);
   if (rewritten === undefined) throw new Error('the pinned quickjs.wasm was not rewritten');
   const wasm = await wasmApi.compile(imported ? rewritten.bytes : original);
-  return new VmSource(engine, {
+  const vms = new VmSource(engine, {
     wasm,
     memoryLimits: imported ? rewritten.limits : undefined,
     runner: GUEST_RUNNER_SOURCE,
     quickjsUrl: '',
     watch: new SharedArrayBuffer(16),
   });
+  if (imported && made && !(await vms.usesImage())) throw new Error('no image');
+  return vms;
 }
 
 function request(extra: Partial<VmRequest> = {}): VmRequest {
@@ -67,7 +70,26 @@ describe('the memory import', () => {
 describe('VMs from the image', () => {
   it('are used with the rewritten module (a restored VM equals, byte for byte, one created for the same seed and clock)', async () => {
     expect(await (await source(true)).usesImage()).toBe(true);
-    expect(await (await source(false)).usesImage()).toBe(false);
+    const plain = await source(false);
+    expect(await plain.usesImage()).toBe(false);
+    const created = await plain.create(request());
+    expect(created.runner).toBeUndefined();
+    created.vm.dispose();
+  });
+
+  it('are not used before the image is made, nor under a limit the runner itself could exceed', async () => {
+    const vms = await source(true, false);
+    const before = await vms.create(request());
+    expect(before.runner).toBeUndefined();
+    before.vm.dispose();
+    vms.idle();
+    expect(await vms.usesImage()).toBe(true);
+    const small = await vms.create(request({ memoryBytes: 3 * 1024 * 1024 }));
+    expect(small.runner).toBeUndefined();
+    small.vm.dispose();
+    const after = await vms.create(request());
+    expect(after.runner).toBeDefined();
+    after.vm.dispose();
   });
 
   it('overwrite a memory a finished VM held before any guest code runs', async () => {

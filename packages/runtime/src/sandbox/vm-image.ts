@@ -96,6 +96,7 @@ interface Image {
 
 export class VmSource {
   private image: Promise<Image | undefined> | undefined;
+  private ready: Image | undefined;
   private readonly free: LinearMemory[] = [];
 
   constructor(
@@ -103,20 +104,32 @@ export class VmSource {
     private readonly data: WorkerData,
   ) {}
 
-  /** A VM for one invocation: from the image when there is one, else created the slow way. */
+  /** A VM for one invocation: from the image once there is one, else created the slow way. */
   async create(request: VmRequest): Promise<NewVm> {
-    const image = request.memoryBytes >= MIN_IMAGE_LIMIT ? await this.loadImage() : undefined;
+    const image = request.memoryBytes >= MIN_IMAGE_LIMIT ? this.ready : undefined;
     if (image === undefined) return this.createSlowly(request);
     return this.restore(image, request);
   }
 
-  /** Whether VMs come from an image (tests). */
+  /**
+   * The worker has nothing to run: time to make the image, if it has none yet. Not before: its
+   * three VMs and the engine's first compilation would delay the first invocation, all that a
+   * one-off run pays for; the invocations that come while it is made are created the slow way.
+   */
+  idle(): void {
+    void this.loadImage();
+  }
+
+  /** Whether VMs come from an image, once it is made (tests). */
   async usesImage(): Promise<boolean> {
     return (await this.loadImage()) !== undefined;
   }
 
   private loadImage(): Promise<Image | undefined> {
-    this.image ??= this.calibrate().catch(() => undefined);
+    this.image ??= this.calibrate().then(
+      (image) => (this.ready = image),
+      () => undefined,
+    );
     return this.image;
   }
 

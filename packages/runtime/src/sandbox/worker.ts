@@ -13,6 +13,7 @@ import { Run, type Engine, type RunHost } from './vm-run.js';
 const data = workerData as WorkerData;
 const runs = new Map<number, Run>();
 const engine: Promise<Engine> = import(data.quickjsUrl) as Promise<Engine>;
+const vms = new VmSource(engine, data);
 let JSException: Engine['JSException'] | undefined;
 engine.then(
   (e) => (JSException = e.JSException),
@@ -25,10 +26,13 @@ const port = parentPort;
 const host: RunHost = {
   engine,
   data,
-  vms: new VmSource(engine, data),
+  vms,
   watch: new BigInt64Array(data.watch),
   post: (message: FromWorker) => port.postMessage(message),
-  ended: (id) => runs.delete(id),
+  ended: (id) => {
+    runs.delete(id);
+    if (runs.size === 0) vms.idle();
+  },
   jsException: () => JSException,
 };
 
@@ -58,6 +62,9 @@ function receive(message: ToWorker): void {
       return;
     case 'cancel':
       runs.get(message.id)?.cancel();
+      return;
+    case 'batch':
+      for (const m of message.messages) receive(m);
       return;
   }
 }
