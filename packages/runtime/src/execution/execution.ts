@@ -71,6 +71,7 @@ export class Execution {
   status: 'running' | 'completed' | 'failed' = 'running';
   private readonly sequences = new Map<string, number>();
   private publicationCount = 0;
+  private lastAt = { ms: NaN, text: '' };
   private readonly watchers = new Set<(event: ExecutionEvent) => void>();
   /** In-flight calls that `runtime.cancel` can abort, by call id. */
   readonly cancellable = new Map<string, AbortController>();
@@ -129,7 +130,10 @@ export class Execution {
   }
 
   at(): string {
-    return new Date(this.services.now()).toISOString();
+    const ms = this.services.now();
+    // Calls come many to a millisecond: the same instant gives the same text.
+    if (ms !== this.lastAt.ms) this.lastAt = { ms, text: new Date(ms).toISOString() };
+    return this.lastAt.text;
   }
 
   /**
