@@ -15,6 +15,7 @@ import type { SchemaValidator } from '../validate/validator.js';
 import { CallState } from './call-state.js';
 import type { ExternalTool } from './external-tool.js';
 import type { InputPort } from './ports.js';
+import type { LazyAbort } from './lazy-abort.js';
 
 /** What every execution of one runtime shares. */
 export interface RuntimeServices {
@@ -74,7 +75,7 @@ export class Execution {
   private lastAt = { ms: NaN, text: '' };
   private readonly watchers = new Set<(event: ExecutionEvent) => void>();
   /** In-flight calls that `runtime.cancel` can abort, by call id. */
-  readonly cancellable = new Map<string, AbortController>();
+  readonly cancellable = new Map<string, LazyAbort>();
 
   constructor(
     readonly id: string,
