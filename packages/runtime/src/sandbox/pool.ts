@@ -41,8 +41,6 @@ interface Slot {
   watch: BigInt64Array;
   active: Map<number, Active>;
   dead: boolean;
-  /** Answers for the worker not posted yet (send()): posted together once this turn of the event loop is done. */
-  outbox: ToWorker[];
 }
 
 export class WorkerPool implements Sandbox {
@@ -143,7 +141,7 @@ export class WorkerPool implements Sandbox {
     const watch = new SharedArrayBuffer(16);
     const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, memoryLimits: assets.memoryLimits, runner: GUEST_RUNNER_SOURCE, watch };
     const worker = new Worker(assets.script, { workerData: data, name: 'berrypack-sandbox' });
-    const slot: Slot = { index, worker, watch: new BigInt64Array(watch), active: new Map(), dead: false, outbox: [] };
+    const slot: Slot = { index, worker, watch: new BigInt64Array(watch), active: new Map(), dead: false };
     this.slots[index] = slot;
     worker.unref();
     worker.on('message', (message: FromWorker) => this.onMessage(slot, message));
@@ -172,26 +170,11 @@ export class WorkerPool implements Sandbox {
     }
   }
 
-  /**
-   * A tool call's admission and its outcome usually come in the same turn of the event loop (a
-   * tool that answers at once): one message carries both, and whatever else the turn produced
-   * for the worker. Each message costs both threads more than the answer itself.
-   */
   private send(active: Active, message: ToWorker): void {
     if (active.done && message.t !== 'cancel') return;
-    const slot = active.slot;
-    if (slot.dead) return;
-    slot.outbox.push(message);
-    if (slot.outbox.length === 1) setImmediate(() => this.flush(slot));
-  }
-
-  private flush(slot: Slot): void {
-    const messages = slot.outbox;
-    slot.outbox = [];
-    if (slot.dead || messages.length === 0) return;
-    const message: ToWorker = messages.length === 1 ? (messages[0] as ToWorker) : { t: 'batch', messages };
+    if (active.slot.dead) return;
     try {
-      slot.worker.postMessage(message);
+      active.slot.worker.postMessage(message);
     } catch {
       // The worker is going away; its exit handler fails what it held.
     }

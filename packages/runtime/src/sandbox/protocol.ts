@@ -44,9 +44,7 @@ export type ToWorker =
   | { t: 'admit'; id: number; seq: number; ok: false; code: string; message: string }
   | { t: 'settle'; id: number; seq: number; ok: true; value: string | undefined }
   | { t: 'settle'; id: number; seq: number; ok: false; code: string; message: string }
-  | { t: 'cancel'; id: number }
-  /** Several of the above, in order (the pool posts what one turn of its event loop produced together). */
-  | { t: 'batch'; messages: ToWorker[] };
+  | { t: 'cancel'; id: number };
 
 export type GuestOp = 'catalog' | 'receive' | 'emit' | 'outcome';
 

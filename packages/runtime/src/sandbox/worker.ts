@@ -63,8 +63,5 @@ function receive(message: ToWorker): void {
     case 'cancel':
       runs.get(message.id)?.cancel();
       return;
-    case 'batch':
-      for (const m of message.messages) receive(m);
-      return;
   }
 }
