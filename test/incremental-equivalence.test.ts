@@ -832,6 +832,36 @@ describe('incremental rebuilds: the work they skip', () => {
     });
   });
 
+  it('a build checks each file once, however many importers read it (100 generated routines)', () => {
+    const stamps = new Map<string, number>();
+    const reads = new Map<string, number>();
+    const count = (map: Map<string, number>, p: string) => map.set(p, (map.get(p) ?? 0) + 1);
+    const host: CompilerHost = {
+      ...nodeHost,
+      stamp: (p) => (count(stamps, p), nodeHost.stamp!(p)),
+      readStamped: (p) => (count(reads, p), nodeHost.readStamped!(p)),
+    };
+    withSession(
+      'generated',
+      (s) => {
+        // Read again by each of its ten importers' checks before: now once per build, stamp or read.
+        s.edit('routines/lib/m0.js', (t) => t.replace('s += 1', 's += 2'));
+        stamps.clear();
+        reads.clear();
+        const { result, work } = s.rebuild();
+        expect(result.ok).toBe(true);
+        expect(work.codeRoutinesAnalyzed).toBe(10);
+        const m0 = [...reads.keys()].filter((p) => p.endsWith('/routines/lib/m0.js'));
+        expect(m0).toHaveLength(1);
+        expect(reads.get(m0[0]!)).toBe(1);
+        expect(Math.max(...stamps.values(), ...reads.values())).toBe(1);
+        // Each file was checked: by its stamp, or read again when it is too recent to trust one.
+        expect(new Set([...stamps.keys(), ...reads.keys()]).size).toBeGreaterThanOrEqual(100);
+      },
+      host,
+    );
+  });
+
   it('an instructions edit resolves the whole package, to what a fresh build gives', () => {
     withSession('notebook', (s) => {
       s.edit('routines/notes/style.md', (t) => `${t}Prefer lists to long paragraphs.\n`);

@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
 import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
+import { aCoreIsFree, EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
+import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
 import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
@@ -16,6 +18,20 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // Large enough that the worker has started before this thread has taken every file.
 const N = 500;
+
+/**
+ * The bench package with a comment closing each frontmatter, which the fast frontmatter path
+ * leaves to yaml: that path reads such a package about four times faster, and this thread then
+ * took every file before the worker had started. Through yaml, N files still outlast its start.
+ */
+function generateSlowToCheck(dir: string, n: number): void {
+  for (const file of generatePackage(dir, n)) {
+    if (!file.endsWith('.md')) continue;
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    const close = text.indexOf('\n---\n', 4);
+    writeFileSync(path.join(dir, file), `${text.slice(0, close)}\n# read through yaml${text.slice(close)}`);
+  }
+}
 
 function both() {
   const parallel = createCompiler({ parallel: true, store: path.join(root, 'store') });
@@ -44,7 +60,7 @@ describe('a checked source sent between threads (checked-wire.ts)', () => {
 describe('prepare on two threads', () => {
   it('gives the same bundle, summary and diagnostics as a build on one thread', async () => {
     const dir = path.join(root, 'gen');
-    generatePackage(dir, N);
+    generateSlowToCheck(dir, N);
     const manifest = path.join(dir, 'plugin.json');
     const { parallel, serial } = both();
     await parallel.prepare(manifest);
@@ -65,12 +81,19 @@ describe('prepare on two threads', () => {
 
   it('keeps positions and messages of broken sources exact, and rebuilds from the primed caches', async () => {
     const dir = path.join(root, 'broken');
-    generatePackage(dir, N);
+    generateSlowToCheck(dir, N);
     // Broken in the worker's half and in this thread's: a YAML error, a duplicate key, an unresolved include.
     // Discovery is sorted: `aa` comes first (this thread), `zz` last (by then the worker's).
     for (const where of ['aa/bad1', 'zz/bad2', 'zz/bad3']) {
       mkdirSync(path.join(dir, 'routines', path.dirname(where)), { recursive: true });
       writeFileSync(path.join(dir, `routines/${where}.md`), `---\nname: ${path.basename(where)}\ndescription: d\ndescription: e\ntitle: [\n---\nbody\n`);
+    }
+    // Code routines whose analysis reports (a missing module, a host global, a broken module),
+    // on both threads: analyzed beside the check, their diagnostics must be the serial ones.
+    writeFileSync(path.join(dir, 'routines/lib-broken.js'), 'export const x = ;\n');
+    for (const where of ['aa/code-bad', 'zz/code-bad']) {
+      const body = `import { nope } from '../missing.js';\nimport { x } from '../lib-broken.js';\nexport default function run() {\n  return { v: process.env.X, nope, x };\n}\n`;
+      writeFileSync(path.join(dir, `routines/${where}.md`), `---\nname: ${where.replace('/', '-')}\ndescription: d\nlanguage: javascript\n---\n${body}`);
     }
     // Every model routine resolves to a diagnostic, so the worker's results are positioned too.
     for (let i = 0; i < N; i++) if (i % 10 !== 9) appendFileSync(path.join(dir, `routines/ns${i % 5}/model${i}.md`), '\n{{ nope }}\n');
@@ -82,7 +105,10 @@ describe('prepare on two threads', () => {
     expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
     expect(a.ok).toBe(false);
     expect(a.diagnostics.filter((d) => d.code === 'BP2201')).toHaveLength(N - N / 10);
+    expect(a.diagnostics.filter((d) => d.file.endsWith('code-bad.md')).length).toBeGreaterThanOrEqual(4);
+    expect(a.diagnostics.some((d) => d.file.endsWith('lib-broken.js'))).toBe(true);
     expect(a.diagnostics).toEqual(b.diagnostics);
+    expect(a.files).toEqual(b.files);
     // A second build of the primed compiler reads and parses nothing again.
     const before = parallel.stats;
     expect(parallel.build(manifest).diagnostics).toEqual(b.diagnostics);
@@ -118,6 +144,14 @@ describe('prepare on two threads', () => {
     expect(berrypack(['build', '--help']).stdout).toContain('--no-parallel');
   });
 
+  it('takes a thread by default only while a core is free for it', () => {
+    expect(aCoreIsFree(0.5, 2)).toBe(true);
+    expect(aCoreIsFree(2.9, 2)).toBe(true);
+    expect(aCoreIsFree(3, 2)).toBe(false);
+    expect(aCoreIsFree(10.4, 2)).toBe(false);
+    expect(aCoreIsFree(10.4, 16)).toBe(true);
+  });
+
   it('takes a thread by default only for a package large enough to pay for it', () => {
     expect(worthAThread(PARALLEL_MIN_SOURCES - 1)).toBe(false);
     expect(worthAThread(PARALLEL_MIN_SOURCES)).toBe(true);
@@ -139,5 +173,100 @@ describe('prepare on two threads', () => {
     await off.prepare(manifest);
     expect(off.stats.sourcesFromWorker).toBe(0);
     expect(off.stats.sourcesParsed).toBe(0);
+  });
+});
+
+describe('a worker started before the compiler loads (the CLI: early-build.ts)', () => {
+  const serialBuild = (manifest: string) => both().serial.build(manifest);
+
+  it('lists the sources itself, checks with this thread from one counter, and gives the same bundle', async () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    expect(N).toBeGreaterThanOrEqual(EARLY_MIN_SOURCES);
+    const worker = startCheckWorker(manifest);
+    expect(worker).toBeDefined();
+    const early = createCompiler({ checkWorker: worker!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    const listing = await worker!.listing;
+    expect(listing!.manifest).toBe(manifest);
+    expect(listing!.files).toHaveLength(N);
+    const a = early.build(manifest);
+    const b = serialBuild(manifest);
+    expect(early.stats.sourcesFromWorker).toBeGreaterThan(0);
+    // Every source checked exactly once, by one thread or the other, before the build.
+    expect(early.stats.sourcesParsed).toBe(N);
+    expect(early.stats.sourcesReused).toBe(N);
+    // Every code routine analyzed once, beside its check, on either thread; the build reused each.
+    expect(early.stats.codeRoutinesAnalyzed).toBe(N / 10);
+    expect(early.stats.codeRoutinesReused).toBe(N / 10);
+    expect(a.files).toEqual(b.files);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
+    expect(a.summary).toEqual(b.summary);
+    expect(a.diagnostics).toEqual(b.diagnostics);
+  });
+
+  it('only lists a package smaller than EARLY_MIN_SOURCES; this thread checks it all', async () => {
+    const dir = path.join(root, 'small');
+    generatePackage(dir, 100);
+    const manifest = path.join(dir, 'plugin.json');
+    const worker = startCheckWorker(manifest)!;
+    const early = createCompiler({ checkWorker: worker!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    expect((await worker.listing)!.files).toHaveLength(100);
+    expect(early.stats.sourcesFromWorker).toBe(0);
+    expect(early.stats.sourcesParsed).toBe(100);
+    const a = early.build(manifest);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(serialBuild(manifest).bundle!.bytes))).toBe(true);
+  });
+
+  it('started on another package (a list that differs), still gives exactly the serial result', async () => {
+    const manifest = path.join(root, 'broken', 'plugin.json');
+    const early = createCompiler({ checkWorker: startCheckWorker(path.join(root, 'gen', 'plugin.json'))!, store: path.join(root, 'store') });
+    await early.prepare(manifest);
+    const a = early.build(manifest);
+    expect(a.ok).toBe(false);
+    expect(a.diagnostics).toEqual(serialBuild(manifest).diagnostics);
+  });
+
+  it('is stopped unused when the compiler may not take a thread, and a missing manifest lists nothing', async () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    const off = createCompiler({ parallel: false, checkWorker: startCheckWorker(manifest)! });
+    await off.prepare(manifest);
+    expect(off.stats.sourcesFromWorker).toBe(0);
+    expect(off.stats.sourcesParsed).toBe(0);
+    expect(await startCheckWorker(path.join(root, 'nowhere', 'plugin.json'))!.listing).toBeUndefined();
+  });
+
+  it('the CLI starts it for `build MANIFEST` only, not with --no-parallel, --help or a bad argument', () => {
+    const dir = path.join(root, 'gen');
+    const manifest = path.join(dir, 'plugin.json');
+    for (const args of [['--no-parallel', dir], ['--help'], [dir, 'extra'], [path.join(root, 'nowhere')], ['--bogus', dir]]) {
+      startEarlyBuild(args, process.cwd(), true);
+      expect(takeEarlyWorker(manifest), args.join(' ')).toBeUndefined();
+    }
+    // Nor on a machine whose every core is taken.
+    startEarlyBuild([dir], process.cwd(), false);
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
+    startEarlyBuild(['--out-dir', path.join(root, 'cli-out'), dir], process.cwd(), true);
+    // Handed over once, and only for the manifest the build command resolved.
+    expect(takeEarlyWorker(path.join(root, 'other', 'plugin.json'))).toBeUndefined();
+    startEarlyBuild([dir, '--json'], root, true);
+    const worker = takeEarlyWorker(manifest);
+    expect(worker).toBeDefined();
+    worker!.stop();
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
+  });
+
+  it('is taken by the build command it was started for, which writes the same bundle', async () => {
+    const dir = path.join(root, 'gen');
+    const manifest = path.join(dir, 'plugin.json');
+    const args = [dir, '--out-dir', path.join(root, 'cli-early'), '--no-cache', '--json'];
+    startEarlyBuild(args, process.cwd(), true);
+    const { run } = await import('../packages/cli/dist/index.js');
+    const { processIo } = await import('../packages/cli/dist/io.js');
+    let printed = '';
+    const code = await run(['build', ...args], { ...processIo(), stdout: { write: (text: string) => void (printed += text) } });
+    expect(code).toBe(0);
+    expect(takeEarlyWorker(manifest)).toBeUndefined();
+    expect((JSON.parse(printed) as { id: string }).id).toBe(serialBuild(manifest).bundle!.id);
   });
 });

@@ -301,8 +301,9 @@ describe('@berrypack/rollup in Rollup', () => {
     const once = await rollup({ input: path.join(dir, 'main.js'), plugins: [berrypack()], logLevel: 'silent' });
     await once.close();
     const routines = realpathSync(path.join(notebook, 'routines'));
-    expect(once.watchFiles).toEqual(expect.arrayContaining([routines, path.join(routines, 'notes'), realpathSync(path.join(notebook, 'plugin.json'))]));
-    expect(once.watchFiles.filter((f) => f.startsWith(routines + path.sep) && f.endsWith('.md'))).toEqual([]);
+    expect(once.watchFiles).toEqual(expect.arrayContaining([routines, realpathSync(path.join(notebook, 'plugin.json'))]));
+    // Nor the directories inside a watched one: chokidar walks each re-added directory again.
+    expect(once.watchFiles.filter((f) => f.startsWith(routines + path.sep))).toEqual([]);
     await agePastRacyWindow();
     const watcher = watch({ input: path.join(dir, 'main.js'), plugins: [berrypack()], output: { dir: out, format: 'es' }, logLevel: 'silent' });
     const stamps = recordStamps();

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createCompiler, loadBundleFile, readBundle } from '@berrypack/compiler';
@@ -260,6 +260,19 @@ describe('@berrypack/rollup in Vite', () => {
       const edited = await current();
       expect(edited.id).not.toBe(first.id);
       expect(readOutput(out, edited.fileName).length).toBeGreaterThan(0);
+      // Rolldown is given the routines directory, not each file in it: a new file in a subdirectory rebuilds too.
+      const sources = (module: PackageModule) => {
+        const loaded = loadBundleFile(path.join(out, module.fileName), { expectedId: module.id });
+        if (!loaded.ok) throw new Error(loaded.error.message);
+        return Object.keys(loaded.bundle.content.sources as Record<string, unknown>);
+      };
+      const extra = path.join(dir, 'notebook/routines/notes/extra.md');
+      await rebuild(watcher, () => writeFileSync(extra, '---\nname: notes.extra\ndescription: One more note.\n---\nBe brief.\n'));
+      expect(sources(await current())).toContain('notes.extra');
+      await rebuild(watcher, () => rmSync(extra, { force: true }));
+      const deleted = await current();
+      expect(deleted.id).toBe(edited.id);
+      expect(sources(deleted)).not.toContain('notes.extra');
     } finally {
       await watcher.close();
     }

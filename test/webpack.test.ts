@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createCompiler, loadBundleFile } from '@berrypack/compiler';
+import { createCompiler, loadBundleFile, nodeHost } from '@berrypack/compiler';
+import type webpack from 'webpack';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
 import { agePastRacyWindow, recordStamps } from './support/stamps.js';
@@ -307,6 +308,26 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     }
   });
 
+  it('rebuilds in watch mode when a missing module an import probed is created', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const rank = path.join(notebook, 'routines/search/rank.md');
+    writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
+    const extra = path.join(notebook, 'routines/lib/extra.js');
+    const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
+    try {
+      const broken = await session.first();
+      expect(broken.errors.length).toBeGreaterThan(0);
+      expect(bundleAsset(broken)).toBeUndefined();
+      // Known missing from the first run; its creation is reported, so it is looked at again.
+      const fixed = await session.change(() => writeFileSync(extra, readFileSync(path.join(notebook, 'routines/lib/score.js'))));
+      expect(fixed.errors).toEqual([]);
+      expect(bundleAsset(fixed)).toBeDefined();
+    } finally {
+      await session.close();
+    }
+  });
+
   it('a watch rebuild checks only the files the watcher reported changed (modifiedFiles)', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
@@ -315,11 +336,17 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     await agePastRacyWindow();
     const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
     const stamps = recordStamps();
+    const stat = nodeHost.stat;
+    const statted: string[] = [];
+    nodeHost.stat = (file) => (statted.push(file), stat(file));
     try {
       expect((await session.first()).errors).toEqual([]);
       stamps.paths.length = 0;
+      statted.length = 0;
       const edited = await session.change(() => writeFileSync(compose, original.replace('house style.', 'house style, briefly.')));
       expect(edited.errors).toEqual([]);
+      // The plugin knows from the first run which files exist: it stats none of the sources again.
+      expect(statted.filter((p) => p.endsWith('.md') && p !== compose)).toEqual([]);
       // Only the reported file is checked (and plugin.json, which `prepare` reads first to decide
       // on a second thread); every other file of the package is served from memory.
       const manifest = realpathSync(path.join(notebook, 'plugin.json'));
@@ -329,6 +356,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
       expect(bundleAsset(edited)).toBe(fresh.bundle!.fileName);
       expect(readFileSync(path.join(dir, 'out', fresh.bundle!.fileName)).equals(Buffer.from(fresh.bundle!.bytes))).toBe(true);
     } finally {
+      nodeHost.stat = stat;
       stamps.restore();
       await session.close();
     }
@@ -342,5 +370,32 @@ describe('@berrypack/webpack', () => {
     );
     expect(() => berrypack({ emit: 'yes' } as never)).toThrow('Unexpected type string for option `emit`, expected a boolean');
     expect(berrypack().name).toBe('berrypack');
+  });
+
+  it('lets webpack snapshot the package only when webpack keeps a cache', { timeout: 120_000 }, async () => {
+    const dir = tempDir('berrypack-webpack-');
+    try {
+      copyFixture('notebook', dir);
+      writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+      /** Each built module of the package's manifest: whether webpack will snapshot (and in production hash) its dependencies. */
+      const recorded: boolean[] = [];
+      const recorder = {
+        apply(compiler: webpack.Compiler) {
+          compiler.hooks.compilation.tap('test', (compilation) =>
+            compilation.hooks.succeedModule.tap('test', (module) => {
+              if ((module as webpack.NormalModule).resource?.endsWith('plugin.json')) recorded.push(module.buildInfo!.cacheable === true);
+            }),
+          );
+        },
+      };
+      const [webpackHost] = HOSTS;
+      // Production: no cache, so no snapshot of the package's files (webpack would read and hash each).
+      expect((await build(webpackHost!, nodeConfig(dir, [berrypack(), recorder]))).errors).toEqual([]);
+      // Development: the memory cache keeps the module while its files are unchanged.
+      expect((await build(webpackHost!, nodeConfig(dir, [berrypack(), recorder], { mode: 'development' }))).errors).toEqual([]);
+      expect(recorded).toEqual([false, true]);
+    } finally {
+      cleanup(dir);
+    }
   });
 });

@@ -1,17 +1,27 @@
 #!/usr/bin/env node
 // Committed shim: npm links a bin only when its file exists at install time, so the bin
 // cannot point into dist/ (built by `prepare` after linking). See CONTRACTS.md.
-import('../dist/index.js').then(
-  (cli) =>
-    cli.run(process.argv.slice(2)).then((code) => {
-      process.exitCode = code;
-    }),
-  (error) => {
-    const reason = error && error.code ? error.code : String(error);
-    // Installed from the registry, dist/ is part of the package; only a clone builds it.
-    process.stderr.write(
-      `berrypack: cannot load the CLI (${reason}): the berrypack package is incomplete; reinstall it (in a clone of the repository: npm run build)\n`,
-    );
-    process.exitCode = 2;
-  },
-);
+// `build` starts its second thread first, so it works while this one loads the CLI (early-build.ts).
+const early =
+  process.argv[2] === 'build'
+    ? import('../dist/early-build.js').then(
+        (m) => m.startEarlyBuild(process.argv.slice(3)),
+        () => {},
+      )
+    : Promise.resolve();
+early
+  .then(() => import('../dist/index.js'))
+  .then(
+    (cli) =>
+      cli.run(process.argv.slice(2)).then((code) => {
+        process.exitCode = code;
+      }),
+    (error) => {
+      const reason = error && error.code ? error.code : String(error);
+      // Installed from the registry, dist/ is part of the package; only a clone builds it.
+      process.stderr.write(
+        `berrypack: cannot load the CLI (${reason}): the berrypack package is incomplete; reinstall it (in a clone of the repository: npm run build)\n`,
+      );
+      process.exitCode = 2;
+    },
+  );

@@ -3,12 +3,9 @@ import type { OutputFormat } from './output/report.js';
 import { closest } from '@berrypack/compiler/internal-cli';
 import { UsageError } from './usage-error.js';
 
-export const COMMON_OPTIONS = {
-  json: { type: 'boolean' },
-  format: { type: 'string' },
-  'max-warnings': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
+import { COMMON_OPTIONS } from './option-specs.js';
+
+export { COMMON_OPTIONS };
 
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;

@@ -87,6 +87,9 @@ export const nodeHost: CompilerHost = {
   },
 };
 
+/** nodeHost's own stamp: a host whose `stamp` is another function (one that counts calls) is asked through it. */
+const NODE_STAMP = nodeHost.stamp;
+
 /** Wraps a host and records every file and directory it was asked about, for watch mode. */
 export class TrackingHost implements CompilerHost {
   readonly files = new Set<string>();
@@ -99,7 +102,19 @@ export class TrackingHost implements CompilerHost {
 
   readFile(path: string): Uint8Array {
     this.files.add(path);
-    return this.cache ? this.cache.read(path) : this.inner.readFile(path);
+    // Once per build, like stat and realpath below: each importer of a module, each replayed
+    // analysis gets the same bytes without another change check.
+    let read = this.#reads.get(path);
+    if (read === undefined) {
+      try {
+        read = this.cache ? this.cache.read(path) : this.inner.readFile(path);
+      } catch (error) {
+        read = { error };
+      }
+      this.#reads.set(path, read);
+    }
+    if (!(read instanceof Uint8Array)) throw read.error;
+    return read;
   }
 
   readdir(path: string): { name: string; kind: EntryKind }[] {
@@ -111,6 +126,7 @@ export class TrackingHost implements CompilerHost {
   // analysis): it gets one answer per path, which is also one consistent view of the disk.
   readonly #stats = new Map<string, { kind: 'file' | 'directory' | 'other'; size: number } | undefined>();
   readonly #reals = new Map<string, string | { error: unknown }>();
+  readonly #reads = new Map<string, Uint8Array | { error: unknown }>();
 
   stat(path: string): { kind: 'file' | 'directory' | 'other'; size: number } | undefined {
     let s = this.#stats.get(path);
@@ -151,7 +167,7 @@ export class TrackingHost implements CompilerHost {
  * the same tick would keep its stamp): it is read again next time, as git does.
  */
 export class ReadCache {
-  #entries = new Map<string, { stamp: string; bytes: Uint8Array }>();
+  #entries = new Map<string, { stamp: string; bytes: Uint8Array; fields?: number[] }>();
   #live = new Sweeper();
   /** Set for one build whose watcher reported what changed (`assumeUnchanged`). */
   #reported: { root: string; changed: ReadonlySet<string> } | undefined;
@@ -182,7 +198,7 @@ export class ReadCache {
     const reported = this.#reported;
     const unchanged = reported !== undefined && !reported.changed.has(path) && this.#live.usedBy(reported.root, path);
     this.#live.use(path);
-    if (known !== undefined && (unchanged || inner.stamp(path) === known.stamp)) {
+    if (known !== undefined && (unchanged || (inner.stamp === NODE_STAMP ? sameNodeStamp(path, known) : inner.stamp(path) === known.stamp))) {
       this.hits++;
       return known.bytes;
     }
@@ -205,6 +221,18 @@ export class ReadCache {
   sweep(root: string): void {
     this.#live.sweep(root, this.#entries);
   }
+}
+
+/**
+ * `nodeHost.stamp(path) === known.stamp` without formatting a new stamp: the fields of the
+ * stat compared as numbers (formatting the two times took about as long as the stat itself).
+ */
+function sameNodeStamp(path: string, known: { stamp: string; fields?: number[] }): boolean {
+  const s = statSync(path, { throwIfNoEntry: false });
+  if (s === undefined || !s.isFile()) return false;
+  // A stamp's numbers print and parse back exactly (shortest round-trip form).
+  const f = (known.fields ??= known.stamp.split(':').map(Number));
+  return s.dev === f[0] && s.ino === f[1] && s.size === f[2] && s.mtimeMs === f[3] && s.ctimeMs === f[4];
 }
 
 /**

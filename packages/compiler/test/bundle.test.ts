@@ -361,6 +361,26 @@ describe('BND-2 bundle identity and file name', () => {
     expect(createBundle('example.notebook', fragments, BLOBS).bytes).toEqual(bundle.bytes);
   });
 
+  it('rebuilds from parts: runs of unchanged fragments are reused, and the bytes equal a fresh build', () => {
+    const texts = Array.from({ length: 300 }, (_, i) => ({ path: `r/${String(i).padStart(3, '0')}.md`, text: `body ${i} é` }));
+    const fragments = texts.map((t) => RawJson.of(t));
+    const first = createBundle('p', { files: fragments, name: 'p' });
+    const edited = [...fragments];
+    edited[150] = RawJson.of({ ...texts[150], text: 'edited' });
+    const second = createBundle('p', { files: edited, name: 'p' });
+    const fresh = createBundle('p', { files: texts.map((t, i) => (i === 150 ? { ...t, text: 'edited' } : t)), name: 'p' });
+    expect(second.id).toBe(fresh.id);
+    expect(second.bytes).toEqual(fresh.bytes);
+    expect(second.id).toBe(`sha256-${nodeSha256(canonicalJson({ files: texts.map((t, i) => (i === 150 ? { ...t, text: 'edited' } : t)), name: 'p' }))}`);
+    expect(dec(Buffer.concat(second.parts!))).toBe(second.text);
+    // Only the run holding the edit (and the small texts around the runs) is copied again.
+    const copied = second.parts!.filter((part) => !first.parts!.includes(part));
+    const copiedBytes = copied.reduce((sum, part) => sum + part.length, 0);
+    expect(copied.some((part) => dec(part).includes('"edited"'))).toBe(true);
+    expect(copiedBytes).toBeGreaterThan(0);
+    expect(copiedBytes).toBeLessThan(second.bytes.length / 3);
+  });
+
   it('refuses content that is not a JSON object, and malformed blob keys', () => {
     expect(() => createBundle('p', [1])).toThrow(/expected a JSON object/);
     expect(() => createBundle('p', { a: NaN })).toThrow('Unexpected NaN at $.a, expected a JSON value');

@@ -30,13 +30,19 @@ export function emitBundles(
       { pluginName: PLUGIN_NAME, text: 'Unexpected build without `outdir` or `outfile`, expected one: the bundle is written there (or pass `emit: false`)' },
     ];
   }
-  const files = new Map<string, Uint8Array>();
+  // The bundle's bytes are joined from its parts only when esbuild is handed them (`write: false`).
+  const files = new Map<string, () => Uint8Array>();
+  const sizes = new Map<string, number>();
   for (const bundle of bundles) {
-    for (const [hex, bytes] of bundle.blobs) files.set(path.join(dir, 'blobs', 'sha256', hex), bytes);
-    files.set(path.join(dir, bundle.fileName), bundle.bytes);
+    for (const [hex, bytes] of bundle.blobs) {
+      files.set(path.join(dir, 'blobs', 'sha256', hex), () => bytes);
+      sizes.set(path.join(dir, 'blobs', 'sha256', hex), bytes.length);
+    }
+    files.set(path.join(dir, bundle.fileName), () => bundle.bytes);
+    sizes.set(path.join(dir, bundle.fileName), bundle.parts?.reduce((sum, part) => sum + part.length, 0) ?? bundle.bytes.length);
   }
   if (options.write === false) {
-    for (const [file, contents] of files) result.outputFiles?.push(outputFile(file, contents));
+    for (const [file, contents] of files) result.outputFiles?.push(outputFile(file, contents()));
   } else {
     try {
       for (const bundle of bundles) {
@@ -53,9 +59,9 @@ export function emitBundles(
   }
   if (result.metafile) {
     const cwd = options.absWorkingDir ?? process.cwd();
-    for (const [file, contents] of files) {
+    for (const [file, bytes] of sizes) {
       const key = path.relative(cwd, file).split(path.sep).join('/');
-      result.metafile.outputs[key] = { bytes: contents.length, inputs: {}, imports: [], exports: [] };
+      result.metafile.outputs[key] = { bytes, inputs: {}, imports: [], exports: [] };
     }
   }
   return [];

@@ -62,6 +62,7 @@ export function berrypack(options?: Options): Plugin {
       // atomic) and take over the bundle of the package they supersede.
       let started = 0;
       const superseded = new Map<string, string>();
+      const prepared = new Map<string, Promise<void>>();
       build.onStart(() => {
         started++;
         builds.clear();
@@ -84,7 +85,16 @@ export function berrypack(options?: Options): Plugin {
         let result: BuildResult;
         let first: boolean;
         try {
-          await builds.prepare(manifest);
+          // The second thread only pays for a package's first build: a rebuild finds its sources checked.
+          let preparing = prepared.get(manifest);
+          if (preparing === undefined) {
+            preparing = builds.prepare(manifest).catch((error: unknown) => {
+              prepared.delete(manifest);
+              throw error;
+            });
+            prepared.set(manifest, preparing);
+          }
+          await preparing;
           ({ result, first } = builds.build(manifest));
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);

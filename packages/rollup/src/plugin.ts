@@ -63,10 +63,9 @@ export function berrypack(options?: Options): BerrypackPlugin {
     const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
-    // Rollup's watcher (chokidar) covers a directory's subtree: its files need no entry of their own.
-    // Rolldown's is not documented to, so it gets every file.
-    else if (!('rolldownVersion' in context.meta)) for (const file of subtreeWatchPaths(result.files, result.directories)) context.addWatchFile(file);
-    else for (const file of [...result.files, ...result.directories]) context.addWatchFile(file);
+    // Rollup's watcher (chokidar) and rolldown's (Vite's build watch; test/vite.test.ts) cover a
+    // directory's subtree, edits and new files alike: the files in it need no entry of their own.
+    else for (const file of subtreeWatchPaths(result.files, result.directories)) context.addWatchFile(file);
     // In a build, a package imported through its manifest and its routines fails once: the
     // first load reports (rolldown would print each load's error), the others load nothing.
     // The dev server loads modules one request at a time, so each reports.

@@ -4,7 +4,8 @@
  * package's types need neither host installed.
  */
 export interface HostCompiler {
-  options: { context?: string | undefined; module: { rules: unknown[] } };
+  /** `cache` is `false` (production's default) or the cache's options once the host applied its defaults. */
+  options: { context?: string | undefined; cache?: unknown; module: { rules: unknown[] } };
   /** Set by watch runs after the first: what the watcher saw change since the previous run. */
   modifiedFiles?: ReadonlySet<string> | undefined;
   removedFiles?: ReadonlySet<string> | undefined;
@@ -39,6 +40,7 @@ export interface HostModule {
 
 export interface HostLoaderContext {
   resourcePath: string;
+  cacheable(flag?: boolean): void;
   addDependency(file: string): void;
   addContextDependency(directory: string): void;
   addMissingDependency(file: string): void;

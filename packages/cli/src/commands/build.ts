@@ -12,7 +12,9 @@ import { displayPath } from '../paths.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 import { watchBuild } from '../watch/watch-build.js';
-import { compilerOptions, COMPILER_OPTIONS, resolveManifestArg } from './compiler-options.js';
+import { compilerOptions, resolveManifestArg } from './compiler-options.js';
+import { BUILD_OPTIONS } from '../option-specs.js';
+import { takeEarlyWorker } from '../early-build.js';
 
 export const BUILD_HELP = `Usage: berrypack build MANIFEST [--out-dir DIR] [--json | --format text|json|github]
                        [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N] [--watch]
@@ -29,8 +31,9 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
 --no-cache  compile even when node_modules/.cache/berrypack/builds holds a build whose
          every input (each file read, by digest; each directory listing) is unchanged;
          such a build is otherwise served from that cache, with the same bytes and messages.
---no-parallel  read and check every source on one thread; by default a package of 2,000
-         sources or more is read and checked on two (the same bundle and messages).
+--no-parallel  read, check and analyze every source on one thread; by default a package of
+         500 sources or more is read, checked and analyzed on two while a core is free
+         (the same bundle and messages).
 `;
 
 interface BuildSettings {
@@ -41,14 +44,7 @@ interface BuildSettings {
 }
 
 export function buildCommand(args: string[], io: CliIo): number | Promise<number> {
-  const { values, positionals } = parse(args, {
-    'out-dir': { type: 'string' },
-    version: { type: 'string' },
-    watch: { type: 'boolean' },
-    'no-cache': { type: 'boolean' },
-    'no-parallel': { type: 'boolean' },
-    ...COMPILER_OPTIONS,
-  });
+  const { values, positionals } = parse(args, BUILD_OPTIONS);
   if (values.help) {
     io.stdout.write(BUILD_HELP);
     return 0;
@@ -69,7 +65,10 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
       ? undefined
       : BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
   const cached = cache?.lookup();
+  // The second thread `berrypack build` started before loading the compiler (early-build.ts).
+  const early = takeEarlyWorker(manifest);
   if (cached) {
+    early?.stop();
     const result: BuildResult = { ok: true, diagnostics: cached.diagnostics, bundle: cached.bundle, summary: undefined, files: [], directories: [] };
     if (failed(result, settings)) {
       printDiagnostics(io, format, result.diagnostics, { ok: false });
@@ -80,7 +79,7 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
   }
   const recorder = cache ? new AnswerRecorder() : undefined;
   // One compiler for the whole session: a rebuild redoes only the files that changed.
-  const compiler = createCompiler(recorder ? { ...options, host: recorder } : options);
+  const compiler = createCompiler({ ...options, ...(recorder ? { host: recorder } : {}), ...(early ? { checkWorker: early } : {}) });
   const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
   // A large package's sources are read and checked on two threads first (docs/performance.md).
   return compiler.prepare(manifest).then(() => {

@@ -33,8 +33,25 @@ export class RawJson {
     if (this.#bytes === undefined || this.#prefix !== prefix) {
       this.#bytes = Buffer.from(prefix + this.text, 'utf8');
       this.#prefix = prefix;
+      this.#key = undefined;
     }
     return this.#bytes;
+  }
+
+  #key: string | undefined;
+  #comma = false;
+
+  /**
+   * `prefixed` for the value of `key` in an object, `comma` when an entry comes before it:
+   * asked again with the same key, it answers without quoting the key again (a rebuild asks
+   * it of every routine of the package).
+   */
+  entry(key: string, comma: boolean): Uint8Array {
+    if (this.#bytes !== undefined && this.#key === key && this.#comma === comma) return this.#bytes;
+    const bytes = this.prefixed(`${comma ? ',' : ''}${JSON.stringify(key)}:`);
+    this.#key = key;
+    this.#comma = comma;
+    return bytes;
   }
 
   /** The canonical text of `value`, kept for splicing. */
@@ -143,10 +160,9 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
       return;
     }
     const child = object[key];
-    const prefix = `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`;
-    if (child instanceof RawJson) out.push(child.prefixed(prefix));
+    if (child instanceof RawJson) out.push(child.entry(key, i > 0));
     else {
-      out.push(prefix);
+      out.push(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
       piecesOf(child, out);
     }
   }
@@ -156,9 +172,17 @@ function piecesOf(value: unknown, out: (string | Uint8Array)[]): void {
 /** A plain array or object with a fragment among its children or grandchildren. */
 function holdsFragments(value: unknown, depth = 0): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
-  if (children === undefined) return false;
-  for (const child of children) if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+    return false;
+  }
+  if (!isPlainObject(value)) return false;
+  // Without Object.values: a rebuild asks this of every entry of the larger lists (exports, requirements).
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const child = object[key];
+    if (child instanceof RawJson || (depth === 0 && holdsFragments(child, 1))) return true;
+  }
   return false;
 }
 

@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -14,6 +13,7 @@ import {
   rmSync,
   statSync,
   writeSync,
+  writevSync,
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,14 +54,15 @@ export function writeBundle(outDir: string, bundle: BundleFile, options: { durab
     mkdirSync(blobDir, { recursive: true });
     for (const [hex, bytes] of bundle.blobs) {
       if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits`);
-      writeFileAtomic(path.join(blobDir, hex), bytes, durable);
+      writeFileAtomic(path.join(blobDir, hex), [bytes], durable);
     }
     if (durable) syncDirectory(blobDir);
   }
   const file = path.join(dir, bundle.fileName);
   const old = options.replaces;
   const recycled = old !== undefined && old !== bundle.fileName && path.basename(old) === old && old.endsWith('.berry.json') ? path.join(dir, old) : undefined;
-  writeFileAtomic(file, bundle.bytes, durable, recycled);
+  // In its parts when it has them: nothing joins the whole file just to write it.
+  writeFileAtomic(file, bundle.parts ?? [bundle.bytes], durable, recycled);
   if (durable) syncDirectory(dir);
   return file;
 }
@@ -120,8 +121,8 @@ function readRegularFile(file: string): Uint8Array {
   }
 }
 
-function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean, recycle?: string): void {
-  if (holdsBytes(target, bytes)) return;
+function writeFileAtomic(target: string, parts: readonly Uint8Array[], durable: boolean, recycle?: string): void {
+  if (holdsBytes(target, parts)) return;
   // Dot-prefixed, so discovery and globs pass over it; the random part keeps two concurrent
   // builds (turbo runs packages in parallel) from sharing a temporary file.
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -129,9 +130,8 @@ function writeFileAtomic(target: string, bytes: Uint8Array, durable: boolean, re
   try {
     fd = recycle !== undefined ? takeOver(recycle, temporary) : undefined;
     fd ??= openSync(temporary, 'wx');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written);
-    if (recycle !== undefined) ftruncateSync(fd, bytes.length);
+    const length = writeParts(fd, parts);
+    if (recycle !== undefined) ftruncateSync(fd, length);
     // Without it a crash after the rename can leave an empty file under the final name.
     if (durable) fsyncSync(fd);
     closeSync(fd);
@@ -172,11 +172,36 @@ function takeOver(old: string, temporary: string): number | undefined {
   }
 }
 
-function holdsBytes(file: string, bytes: Uint8Array): boolean {
+/** Writes `parts` one after the other from the start of `fd` (one `writev`, a partial write continued); returns the length. */
+function writeParts(fd: number, parts: readonly Uint8Array[]): number {
+  const length = byteLength(parts);
+  let written = writevSync(fd, parts, 0);
+  let start = 0;
+  for (const part of parts) {
+    const end = start + part.length;
+    while (written < end) written += writeSync(fd, part, written - start, end - written, written);
+    start = end;
+  }
+  return length;
+}
+
+function byteLength(parts: readonly Uint8Array[]): number {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return length;
+}
+
+function holdsBytes(file: string, parts: readonly Uint8Array[]): boolean {
   try {
     const stat = statSync(file);
-    if (!stat.isFile() || stat.size !== bytes.length) return false;
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(readFileSync(file));
+    if (!stat.isFile() || stat.size !== byteLength(parts)) return false;
+    const held = readFileSync(file);
+    let at = 0;
+    for (const part of parts) {
+      if (!held.subarray(at, at + part.length).equals(part)) return false;
+      at += part.length;
+    }
+    return true;
   } catch {
     return false;
   }

@@ -21,6 +21,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
   let bestDistance = Infinity;
   const lower = word.toLowerCase();
   for (const candidate of candidates) {
+    // The distance is at least the difference in length: most candidates of a valid key end here.
+    if (Math.abs(candidate.length - word.length) > limit) continue;
     const d = candidate.toLowerCase() === lower ? 0.5 : editDistance(lower, candidate.toLowerCase());
     if (d < bestDistance && d <= limit) {
       best = candidate;

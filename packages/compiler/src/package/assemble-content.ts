@@ -54,7 +54,7 @@ export function assembleContent(
   const rel = (file: string) => relativePosix(manifest.dir, file);
   const files: FileEntry[] = [];
   const file = (path: string, text: string, mediaType: string): FileEntry =>
-    cache.memo(`file:${path}`, [text, mediaType], () => fileEntry(path, text, mediaType));
+    cache.memo('file', path, [text, mediaType], () => fileEntry(path, text, mediaType));
   const manifestText = decodeSourceText(input.manifestBytes);
   files.push(file('plugin.json', manifestText.ok ? manifestText.text : '', 'application/json'));
 
@@ -62,13 +62,13 @@ export function assembleContent(
   const sources: Record<string, unknown> = {};
   const plainSources: Record<string, unknown> = {};
   const summaryRoutines: PackageSummary['routines'] = {};
-  for (const routine of sortedBy(input.routines, (r) => r.name!)) {
+  for (const routine of cache.sorted(`routines\0${manifest.dir}`, input.routines, (r) => r.name!)) {
     const name = routine.name!;
     const resolved = resolution.routines.get(name);
     const exported = publicNames.has(name);
     const analysis = input.code.routines.get(name);
     // Everything one routine contributes, rebuilt only when one of its inputs is a new object.
-    const entry = cache.memo(`source:${routine.file}`, [routine, resolved, exported, analysis, manifest.dir], () => {
+    const entry = cache.memo('source', routine.file, [routine, resolved, exported, analysis, manifest.dir], () => {
       const path = rel(routine.file);
       const record = routineEntry(routine, path, resolved, exported, analysis, rel);
       const summary: PackageSummary['routines'][string] = {
@@ -93,7 +93,7 @@ export function assembleContent(
     modules[m.relPath] = { imports: m.imports.map(rel).sort() };
   }
   for (const m of input.methods) files.push(file(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
-  const sortedFiles = sortedBy(files, (f) => f.plain.path);
+  const sortedFiles = cache.sorted(`files\0${manifest.dir}`, files, (f) => f.plain.path);
 
   const agents: Record<string, unknown> = {};
   const summaryAgents: PackageSummary['agents'] = {};
@@ -121,7 +121,7 @@ export function assembleContent(
         .sort((a, b) => (a.method.name < b.method.name ? -1 : 1))
         .map((m) => [
           m.method.name,
-          cache.memo(`method:${m.path}`, [m.text, m.method.versionId], () =>
+          cache.memo('method', m.path, [m.text, m.method.versionId], () =>
             fragmentOf({ document: m.method.document, path: m.path, versionId: m.method.versionId }),
           ),
         ]),

@@ -1,16 +1,9 @@
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { CompilerHost, ReadCache } from '../host.js';
 import type { SourceCache } from './cache/source-cache.js';
-import { unpackChecked, type PackedChecked } from './checked-wire.js';
-
-/** One message of the worker: `bytes[i]` is the file of `entries[i]`, which arrive as JSON text. */
-export interface WorkerBatch {
-  json: string;
-  bytes: Uint8Array[];
-  /** Only for the type of `json`: what it parses to. */
-  entries?: { file: string; stamp: string; changedAt: number | null; checked: PackedChecked }[];
-}
+import type { CodeContext } from '../code/index.js';
+import { unpackChecked } from './checked-wire.js';
+import { CheckWorker, workerScript, type WorkerEntry } from './check-worker-start.js';
+import { codeInput, type RoutineCodeCache } from './steps/analyze-code.js';
 
 /**
  * Whether a worker thread may be used at all (before listing any file): unless turned off
@@ -21,9 +14,11 @@ export function parallelAllowed(parallel?: boolean): boolean {
 }
 
 /**
- * Below this many sources to check, a second thread costs more than it saves: it loads the
- * compiler and yaml and warms its own JIT (about 150 ms on the machine of docs/performance.md)
- * while this thread checks on, and this thread then parses what it sent. Measured there.
+ * Below this many sources to check, a worker started only now costs more than it saves: it
+ * loads the compiler and yaml and warms its own JIT (about 150 ms on the machine of
+ * docs/performance.md) while this thread checks on, and this thread then parses what it sent.
+ * Measured there. A worker started before this thread loaded the compiler (the CLI's) pays
+ * from `EARLY_MIN_SOURCES`.
  */
 export const PARALLEL_MIN_SOURCES = 2000;
 
@@ -32,66 +27,67 @@ export function worthAThread(count: number, parallel?: boolean): boolean {
   return count > 0 && (parallel === true || (parallel === undefined && count >= PARALLEL_MIN_SOURCES));
 }
 
-/**
- * Reads and checks `files` on this thread and on one worker thread at once, each taking the
- * next file from a shared counter, and leaves every result in the source cache (and the
- * worker's reads in the read cache, when given one), so the (synchronous) build that follows
- * finds them there. Best effort: a worker that cannot start or fails leaves its files to the
- * build, which reads and checks them as usual. Returns how many files the worker checked.
- */
-export async function checkInParallel(files: readonly string[], host: CompilerHost, reads: ReadCache | undefined, sources: SourceCache): Promise<number> {
-  if (files.length === 0) return 0;
-  const script = workerScript()!;
-  const counter = new Int32Array(new SharedArrayBuffer(4));
-  const started = Date.now();
-  let worker: Worker;
+/** A worker on `files` of the package in `dir`, or undefined where none can start. */
+export function startOnFiles(files: readonly string[], dir: string): CheckWorker | undefined {
+  const script = workerScript();
+  if (script === undefined || files.length === 0) return undefined;
   try {
-    worker = new Worker(script, { workerData: { files, counter } });
+    return new CheckWorker(script, { files, dir });
   } catch {
-    return 0;
+    return undefined;
   }
-  const received: WorkerBatch[] = [];
-  const finished = new Promise<void>((resolve) => {
-    worker.on('message', (message: WorkerBatch | 'done') => {
-      if (message === 'done') resolve();
-      else received.push(message);
-    });
-    worker.on('error', () => resolve());
-    worker.on('exit', () => resolve());
-  });
+}
+
+/** The code analysis of the checked sources, done beside the check (steps/analyze-code.ts). */
+export interface CodeStep {
+  manifestDir: string;
+  ctx: CodeContext;
+  cache: RoutineCodeCache;
+}
+
+/**
+ * Reads and checks `files` on this thread while `worker` checks them too, each taking the next
+ * file from their shared counter, and analyzes every code routine on whichever thread checked
+ * it; leaves every result in the source cache and the code routines' cache (and the worker's
+ * reads in the read cache, when given one), so the (synchronous) build that follows finds them
+ * there and only resolves and assembles. Best effort: a worker that fails leaves its files to
+ * the build, which reads, checks and analyzes them as usual. Returns how many files the worker
+ * checked.
+ */
+export async function checkInParallel(
+  worker: CheckWorker,
+  files: readonly string[],
+  host: CompilerHost,
+  reads: ReadCache | undefined,
+  sources: SourceCache,
+  code: CodeStep,
+): Promise<number> {
+  const { counter } = worker;
   for (;;) {
     const i = Atomics.add(counter, 0, 1);
     if (i >= files.length) break;
     try {
-      sources.check(files[i]!, host.readFile(files[i]!));
+      const routine = sources.check(files[i]!, host.readFile(files[i]!)).routine;
+      const input = routine && codeInput(routine, code.manifestDir);
+      if (input !== undefined) code.cache.analyze(routine!, input, code.ctx);
     } catch {
       // Left to the build, as above.
     }
   }
-  await finished;
-  void worker.terminate();
+  await worker.finished();
   let count = 0;
-  for (const batch of received) {
-    const entries = JSON.parse(batch.json) as NonNullable<WorkerBatch['entries']>;
+  for (const batch of worker.received) {
+    const entries = JSON.parse(batch.json) as WorkerEntry[];
     entries.forEach((r, i) => {
       const bytes = batch.bytes[i]!;
-      // JSON has no Infinity: a file read without a trusted stamp comes back with `null`.
-      reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
-      sources.prime(r.file, bytes, unpackChecked(r.checked));
+      reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, worker.started);
+      const checked = unpackChecked(r.checked);
+      sources.prime(r.file, bytes, checked);
+      // An analysis against another root (a link that changed meanwhile) is done again by the build.
+      const input = r.code?.root === code.ctx.packageRoot && checked.routine ? codeInput(checked.routine, code.manifestDir) : undefined;
+      if (input !== undefined) code.cache.prime(checked.routine!, input, code.ctx, r.code!.log, r.code!.result);
     });
     count += entries.length;
   }
   return count;
-}
-
-/** The compiled worker beside this module; absent when running from sources (tests) or a bundle without it. */
-function workerScript(): URL | undefined {
-  const here = new URL('./check-worker.js', import.meta.url);
-  if (here.protocol === 'file:' && existsSync(here)) return here;
-  try {
-    const resolved = new URL(import.meta.resolve('@berrypack/compiler/check-worker'));
-    return existsSync(resolved) ? resolved : undefined;
-  } catch {
-    return undefined;
-  }
 }

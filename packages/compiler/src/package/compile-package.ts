@@ -15,15 +15,17 @@ import { assembleContent, FragmentCache } from './assemble-content.js';
 import { analyzeCode, RoutineCodeCache } from './steps/analyze-code.js';
 import { resolveImports, type CompiledImport } from './steps/resolve-imports.js';
 import { checkRegularFile, refuseManifestFile } from './steps/regular-file.js';
-import { checkInParallel, parallelAllowed, worthAThread } from './check-pool.js';
+import { checkInParallel, parallelAllowed, startOnFiles, worthAThread } from './check-pool.js';
 import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
+import { ManifestCache } from './cache/manifest-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
+import { aCoreIsFree, type CheckWorker } from './check-worker-start.js';
 import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
 /**
@@ -38,6 +40,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const codeRoutines = new RoutineCodeCache();
   const resolutions = new ResolutionMemo();
   const discoveries = new DiscoveryCache();
+  const manifests = new ManifestCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
   function buildPackage(
@@ -58,7 +61,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       r.report('BP9001', { start: 0, end: 0 }, `Unexpected error reading plugin.json: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
       return { diagnostics: r.diagnostics, manifest: undefined, result: undefined };
     }
-    const read = readManifest(manifestFile, bytes, buildOptions.version === undefined ? {} : { version: buildOptions.version });
+    const read = manifests.read(manifestFile, bytes, buildOptions.version === undefined ? {} : { version: buildOptions.version });
     diagnostics.push(...read.diagnostics);
     const manifest = read.manifest;
     if (!manifest) return { diagnostics, manifest: undefined, result: undefined };
@@ -158,7 +161,18 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
 
   const preparing = new Map<string, Promise<void>>();
   let sourcesFromWorker = 0;
+  // A worker the caller started on the manifest before loading the compiler: the first prepare takes it.
+  let early = options.checkWorker;
   async function prepare(manifest: string): Promise<void> {
+    const worker = early;
+    early = undefined;
+    try {
+      await prepareWith(manifest, worker);
+    } finally {
+      worker?.stop();
+    }
+  }
+  async function prepareWith(manifest: string, early: CheckWorker | undefined): Promise<void> {
     // The worker reads with Node's fs: only a compiler on the real file system may use it. Decided
     // before anything is read, so a build that will not use it pays nothing here.
     const onNodeFiles = options.host === undefined || options.host === nodeHost || options.host instanceof AnswerRecorder;
@@ -170,18 +184,23 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     let bytes: Uint8Array;
     try {
       bytes = host.readFile(file);
-      read = readManifest(file, bytes);
+      read = manifests.read(file, bytes);
     } catch {
       return;
     }
     if (!read.manifest) return;
     // Through the discovery cache: the build that follows finds the listing there.
     const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
-    if (!worthAThread(todo.length, options.parallel)) return;
+    // An early worker has listed the same sources and is checking them from the start of the
+    // shared counter; should its list differ, a file either thread skipped is checked by the build.
+    const wanted = worthAThread(todo.length, options.parallel) && (options.parallel === true || aCoreIsFree());
+    const worker = early ?? (wanted ? startOnFiles(todo, read.manifest.dir) : undefined);
+    if (worker === undefined) return;
     // A recording host (the CLI's persistent cache) must see every read of the build itself: the
     // worker's bytes then only prime the source cache, whose digest check serves them.
     const primeReads = !(options.host instanceof AnswerRecorder);
-    sourcesFromWorker += await checkInParallel(todo, host, primeReads ? reads : undefined, sources);
+    const analysis = { manifestDir: read.manifest.dir, ctx: { host, packageRoot: realDir(host, read.manifest.dir), cache: code }, cache: codeRoutines };
+    sourcesFromWorker += await checkInParallel(worker, todo, host, primeReads ? reads : undefined, sources, analysis);
   }
 
   const compiler: Compiler = {
@@ -207,7 +226,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         reads.assumeUnchanged(file, undefined);
       }
       // What this build did not use is dropped: a long watch session stays bounded.
-      for (const cache of [reads, sources, codeRoutines, fragments, discoveries]) cache.sweep(file);
+      for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {

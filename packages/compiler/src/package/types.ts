@@ -4,6 +4,7 @@ import type { CompilerHost } from '../host.js';
 import type { ManifestInfo } from '../manifest/types.js';
 import type { PackageResolution } from '../reference/resolve-package.js';
 import type { Catalog } from './catalog.js';
+import type { CheckWorker } from './check-worker-start.js';
 
 // The shapes the package build passes between its steps and to its callers. A leaf: it imports
 // types from elsewhere, and nothing in package/ needs compile-package.ts for a type.
@@ -21,6 +22,12 @@ export interface CompilerOptions {
    * check, where the thread pays for itself (docs/performance.md).
    */
   parallel?: boolean;
+  /**
+   * A worker started on the manifest before the compiler was loaded (`startCheckWorker` of
+   * `@berrypack/compiler/internal-check-worker`; the CLI's `build`): the first `prepare` checks
+   * the package's sources with it, whatever the package's size. Stopped by that `prepare`.
+   */
+  checkWorker?: CheckWorker;
 }
 
 export interface BuildOptions {

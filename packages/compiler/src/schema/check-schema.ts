@@ -303,10 +303,12 @@ function schemaHint(node: YNode): string | undefined {
   return undefined;
 }
 
+const EXPECTED_TYPE = `expected one of ${quoteList(SCHEMA_TYPES)}`;
+
 /** SCH-3: one of the seven type names. Undefined (after a report) for anything else. */
 function readType(r: Reporter, node: YNode, path: string): SchemaType | undefined {
   const at = `\`type\` in \`${path}\``;
-  const expected = `expected one of ${quoteList(SCHEMA_TYPES)}`;
+  const expected = EXPECTED_TYPE;
   if (refusedByParser(r, node)) return undefined;
   if (node.kind === 'scalar' && !node.ref && typeof node.value === 'string') {
     if (isSchemaType(node.value)) return node.value;

@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import type { Reporter } from '../diagnostics/reporter.js';
 import { Converter, TooDeep } from './convert-yaml.js';
+import { fastFrontmatter } from './fast-frontmatter.js';
 import { deepestNesting, MAX_YAML_DEPTH } from './yaml-depth.js';
 import { reportSyntaxErrors } from './yaml-syntax-errors.js';
 import type { YNode } from './yaml-tree.js';
@@ -24,6 +25,15 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
     );
     return undefined;
   }
+  const refuseLoneSurrogates = options.refuseLoneSurrogates === true;
+  return fastFrontmatter(yaml, offset, refuseLoneSurrogates) ?? composedFrontmatter(yaml, offset, reporter, refuseLoneSurrogates);
+}
+
+/**
+ * The frontmatter through yaml's Composer and Document and the converter: every input the
+ * fast path declines, and so every diagnostic of the syntax and profile rules.
+ */
+export function composedFrontmatter(yaml: string, offset: number, reporter: Reporter, refuseLoneSurrogates: boolean): YNode | undefined {
   let doc;
   try {
     doc = parseDocument(yaml, {
@@ -46,7 +56,7 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
     reportSyntaxErrors(doc.errors, offset, reporter);
     return undefined;
   }
-  const converter = new Converter(offset, reporter, options.refuseLoneSurrogates === true);
+  const converter = new Converter(offset, reporter, refuseLoneSurrogates);
   if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
   try {
     return converter.convert(doc.contents, undefined, 1);

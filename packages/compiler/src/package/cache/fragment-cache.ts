@@ -1,6 +1,11 @@
 import { canonicalJson, RawJson } from '../../bundle/canonical-json.js';
 import { Sweeper } from './sweeper.js';
 
+interface Memo {
+  inputs: readonly unknown[];
+  value: unknown;
+}
+
 /**
  * Bundle entries built from their inputs, kept with their canonical JSON across builds. An
  * entry is rebuilt only when one of its inputs is not the very object it was built from (the
@@ -8,29 +13,54 @@ import { Sweeper } from './sweeper.js';
  * rebuild costs a few identity checks, and a cold build serializes each entry exactly once.
  */
 export class FragmentCache {
-  private readonly entries = new Map<string, { inputs: readonly unknown[]; value: unknown }>();
-  private readonly live = new Sweeper();
+  /** Entries by kind, then by key: the keys are the files' own strings, never built again per build. */
+  private readonly kinds = new Map<string, { entries: Map<string, Memo>; live: Sweeper }>();
+  private readonly orders = new Map<string, { keys: readonly string[]; order: readonly number[] }>();
   serialized = 0;
   reused = 0;
 
-  /** `make()`, or what it returned for the same `key` when every input is identical (`===`). */
-  memo<T>(key: string, inputs: readonly unknown[], make: () => T): T {
-    this.live.use(key);
-    const known = this.entries.get(key);
-    if (known && known.inputs.length === inputs.length && known.inputs.every((v, i) => v === inputs[i])) {
+  /** `make()`, or what it returned for the same `kind` and `key` when every input is identical (`===`). */
+  memo<T>(kind: string, key: string, inputs: readonly unknown[], make: () => T): T {
+    let cached = this.kinds.get(kind);
+    if (cached === undefined) this.kinds.set(kind, (cached = { entries: new Map(), live: new Sweeper() }));
+    cached.live.use(key);
+    const known = cached.entries.get(key);
+    if (known !== undefined && sameInputs(known.inputs, inputs)) {
       this.reused++;
       return known.value as T;
     }
     this.serialized++;
     const value = make();
-    this.entries.set(key, { inputs, value });
+    cached.entries.set(key, { inputs, value });
     return value;
+  }
+
+  /**
+   * `items` ordered by `keyOf` (distinct keys). The order found for `scope` is kept: a rebuild
+   * whose items come with the same keys in the same sequence reuses it instead of sorting again.
+   */
+  sorted<T>(scope: string, items: readonly T[], keyOf: (item: T) => string): T[] {
+    const keys = items.map(keyOf);
+    const known = this.orders.get(scope);
+    let order = known?.order;
+    if (known === undefined || !sameInputs(known.keys, keys)) {
+      const fresh = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+      this.orders.set(scope, { keys, order: fresh });
+      order = fresh;
+    }
+    return order!.map((i) => items[i]!);
   }
 
   /** Drops entries the latest build of no root used. */
   sweep(root: string): void {
-    this.live.sweep(root, this.entries);
+    for (const { entries, live } of this.kinds.values()) live.sweep(root, entries);
   }
+}
+
+function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A value with its canonical text, spliced verbatim into the bundle. */

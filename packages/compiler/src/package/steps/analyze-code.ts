@@ -6,6 +6,7 @@ import {
   sizeExcessMessage,
   type CapturedModule,
   type CodeContext,
+  type CodeRoutineInput,
   type CodeRoutineResult,
   type SizeAccount,
 } from '../../code/index.js';
@@ -14,7 +15,7 @@ import type { RoutineSource } from '../../routine/check-routine.js';
 import { entry } from '../../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
 import { Sweeper } from '../cache/sweeper.js';
-import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
+import { AnswerRecorder, sameAnswers, type Answer, type RecordedAnswer } from '../answer-recorder.js';
 
 /**
  * Each code routine's analysis, reused while the routine's source result is the same object
@@ -22,13 +23,13 @@ import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js'
  * elsewhere does not parse the body again, and an edited module re-analyzes only its importers.
  */
 export class RoutineCodeCache {
-  #entries = new Map<string, { routine: RoutineSource; key: string; log: Answer[]; result: CodeRoutineResult }>();
+  #entries = new Map<string, { routine: RoutineSource; key: string; log: readonly (Answer | RecordedAnswer)[]; result: CodeRoutineResult }>();
   readonly #live = new Sweeper();
   analyzed = 0;
   reused = 0;
 
-  analyze(routine: RoutineSource, input: Parameters<typeof analyzeCodeRoutine>[0], ctx: CodeContext): CodeRoutineResult {
-    const key = JSON.stringify([input.sourcePath, input.declaredTools, input.catalog, ctx.packageRoot]);
+  analyze(routine: RoutineSource, input: CodeRoutineInput, ctx: CodeContext): CodeRoutineResult {
+    const key = cacheKey(input, ctx);
     this.#live.use(routine.file);
     const known = this.#entries.get(routine.file);
     if (known && known.routine === routine && known.key === key && sameAnswers(known.log, ctx.host)) {
@@ -42,9 +43,42 @@ export class RoutineCodeCache {
     return result;
   }
 
+  /**
+   * An analysis made elsewhere (a worker thread of a cold build) of exactly this routine, with
+   * the answers it got (reads by digest): served like this cache's own while they hold.
+   */
+  prime(
+    routine: RoutineSource,
+    input: CodeRoutineInput,
+    ctx: Pick<CodeContext, 'packageRoot'>,
+    log: readonly RecordedAnswer[],
+    result: CodeRoutineResult,
+  ): void {
+    this.analyzed++;
+    this.#entries.set(routine.file, { routine, key: cacheKey(input, ctx), log, result });
+  }
+
   sweep(root: string): void {
     this.#live.sweep(root, this.#entries);
   }
+}
+
+function cacheKey(input: CodeRoutineInput, ctx: Pick<CodeContext, 'packageRoot'>): string {
+  return JSON.stringify([input.sourcePath, input.declaredTools, input.catalog, ctx.packageRoot]);
+}
+
+/** What the analysis of a code routine takes from it; undefined for any other routine (and an unnamed one). */
+export function codeInput(routine: RoutineSource, manifestDir: string): CodeRoutineInput | undefined {
+  if (routine.kind !== 'code' || routine.name === undefined) return undefined;
+  return {
+    file: routine.file,
+    text: routine.text,
+    lines: routine.lines,
+    bodyStart: routine.bodyStart,
+    sourcePath: relativePosix(manifestDir, routine.file),
+    declaredTools: declaredTools(routine),
+    catalog: isTrue(routine, 'catalog'),
+  };
 }
 
 export interface CodeAnalysis {
@@ -65,18 +99,10 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
   const sizes: { path: string; size: number }[] = [];
   const seenDiagnostics = new Set<string>();
   for (const routine of routines) {
-    if (routine.kind !== 'code' || routine.name === undefined) continue;
-    const input = {
-      file: routine.file,
-      text: routine.text,
-      lines: routine.lines,
-      bodyStart: routine.bodyStart,
-      sourcePath: relativePosix(manifest.dir, routine.file),
-      declaredTools: declaredTools(routine),
-      catalog: isTrue(routine, 'catalog'),
-    };
+    const input = codeInput(routine, manifest.dir);
+    if (input === undefined) continue;
     const result = cache ? cache.analyze(routine, input, ctx) : analyzeCodeRoutine(input, ctx);
-    results.set(routine.name, result);
+    results.set(routine.name!, result);
     // A supporting module's problems reach every routine that imports it: report them once.
     for (const d of result.diagnostics) {
       const key = `${d.file}:${d.line}:${d.column}:${d.code}`;

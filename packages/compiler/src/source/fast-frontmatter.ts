@@ -1,0 +1,374 @@
+import { CST, isScalar, Schema, type ScalarTag } from 'yaml';
+import type { Span } from '../diagnostics/reporter.js';
+import type { YEntry, YMap, YNode, YScalar, YSeq } from './yaml-tree.js';
+
+/**
+ * The plain-scalar resolvers of yaml's own core schema (null, bool, int, float), tried in the
+ * order its Composer tries them, so a plain value resolves here exactly as it does there.
+ */
+const CORE_SCALARS = new Schema({ schema: 'core' }).tags.filter((tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined);
+
+/** Characters that make the whole text a case for yaml: control characters, BOMs, tabs, non-ASCII line breaks. */
+const UNUSUAL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+/** A plain key the Core schema reads as a string, directly followed by `:` and a space or line end. */
+const KEY = /[A-Za-z_$][A-Za-z0-9_$./-]*:(?= |\n|$)/y;
+const NON_STRING_KEY = /^(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+/** Only the escapes YAML and JSON read alike, so `JSON.parse` decodes them as yaml does. */
+const JSON_ESCAPES = /^(?:[^"\\]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*$/;
+/** A block scalar header without a keep chomp, an indentation indicator or a comment. */
+const BLOCK_HEADER = /^[|>]-?$/;
+/** The nesting below which the fast path stays (the slow path's limit is 256, MAX_YAML_DEPTH). */
+const MAX_FAST_DEPTH = 64;
+
+class Decline {}
+const DECLINE = new Decline();
+
+/**
+ * The located tree of a frontmatter written in the common block style (block mappings and
+ * lists, indented by two, one-line plain and quoted scalars, `!ref name`, empty `[]` and `{}`,
+ * `|`/`>` block scalars, comments), read in one pass over
+ * its lines without yaml's Lexer, Parser, Composer and Document. Undefined ("declined") for
+ * anything else, and for anything the slow path would report (duplicate keys, odd indentation,
+ * non-finite numbers, lone surrogates, …): the caller then takes yaml's path, which reports
+ * exactly as before. Where it answers, the tree equals the slow path's node for node, spans
+ * included (test/fast-frontmatter.test.ts compares both on every fixture and a generated set).
+ */
+export function fastFrontmatter(yaml: string, offset: number, refuseLoneSurrogates: boolean): YNode | undefined {
+  if (UNUSUAL.test(yaml)) return undefined;
+  try {
+    return new LineReader(yaml, offset, refuseLoneSurrogates).document();
+  } catch (error) {
+    if (error === DECLINE) return undefined;
+    throw error;
+  }
+}
+
+function decline(): never {
+  throw DECLINE;
+}
+
+/** A node and the end of yaml's range for it (`range[2]`: after its trailing comment and line break; an offset in the frontmatter), which bounds its parent's span. */
+interface Read<T extends YNode> {
+  node: T;
+  end: number;
+}
+
+class LineReader {
+  /** Start of the line at which reading goes on; -1 at the end of the text. */
+  private line = 0;
+  /** Indentation of `line`. */
+  private indent = 0;
+  /** Whether the last `skipToContent` passed a comment line. */
+  private passedComment = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly offset: number,
+    private readonly refuseLoneSurrogates: boolean,
+  ) {}
+
+  document(): YNode {
+    this.skipToContent(0);
+    if (this.line === -1 || this.indent !== 0) decline();
+    const map = this.map(this.line, 0, 1);
+    if (this.line !== -1) decline();
+    return map.node;
+  }
+
+  /**
+   * Moves `line` from `from` (a line start) to the next line holding more than blank space and
+   * comments. `ownerColumn`: a comment line deeper than this could belong to a multi-line value.
+   */
+  private skipToContent(from: number, ownerColumn = Infinity): void {
+    const text = this.text;
+    let at = from;
+    this.passedComment = false;
+    while (at < text.length) {
+      let i = at;
+      while (text.charCodeAt(i) === 0x20) i++;
+      const c = text.charCodeAt(i);
+      if (c === 0x0a) {
+        at = i + 1;
+        continue;
+      }
+      if (c === 0x23) {
+        if (i - at > ownerColumn) decline();
+        this.passedComment = true;
+        const lineEnd = text.indexOf('\n', i);
+        if (lineEnd === -1) break;
+        at = lineEnd + 1;
+        continue;
+      }
+      if (Number.isNaN(c)) break;
+      this.line = at;
+      this.indent = i - at;
+      return;
+    }
+    this.line = -1;
+  }
+
+  /** A block mapping whose first key starts at `first` (the line's first content, or after `- `), in column `column`. */
+  private map(first: number, column: number, depth: number): Read<YMap> {
+    if (depth > MAX_FAST_DEPTH) decline();
+    const entries: YEntry[] = [];
+    const keys = new Set<string>();
+    let keyAt = first;
+    let end: number;
+    for (;;) {
+      KEY.lastIndex = keyAt;
+      if (!KEY.test(this.text)) decline();
+      const colon = KEY.lastIndex - 1;
+      const key = this.text.slice(keyAt, colon);
+      if (keys.has(key) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
+      keys.add(key);
+      const keySpan = this.span(keyAt, colon);
+      const value = this.mapValue(colon, column, depth);
+      entries.push({ key, keySpan, value: value.node, span: { start: keySpan.start, end: Math.max(keySpan.end, value.node.span.end) } });
+      end = value.end;
+      if (this.line === -1 || this.indent < column) {
+        this.closeBlock();
+        break;
+      }
+      if (this.indent > column) decline();
+      keyAt = this.line + column;
+    }
+    return { node: { kind: 'map', span: this.span(first, end), flow: false, entries }, end };
+  }
+
+  /** The value after `key:` (at `colon`), leaving `line` at the next content line after it. */
+  private mapValue(colon: number, column: number, depth: number): Read<YNode> {
+    const text = this.text;
+    let at = colon + 1;
+    while (text.charCodeAt(at) === 0x20) at++;
+    const c = text.charCodeAt(at);
+    if (c === 0x0a || Number.isNaN(c) || c === 0x23) {
+      // Nothing on the key's line: a nested block on the next lines, or an empty value.
+      const lineEnd = c === 0x23 ? text.indexOf('\n', at) : Number.isNaN(c) ? -1 : at;
+      if (lineEnd === -1) this.line = -1;
+      else this.skipToContent(lineEnd + 1);
+      if (this.line !== -1 && this.indent > column) {
+        if (this.indent !== column + 2) decline();
+        return this.block(this.line + this.indent, this.indent, depth + 1);
+      }
+      // An empty value with a comment ends yaml's range after the comment; not worth copying.
+      if (c === 0x23 || this.passedComment || (this.line !== -1 && this.indent === column && text.startsWith('-', this.line + column))) decline();
+      const empty: YScalar = { kind: 'scalar', span: this.span(colon + 1, colon + 1), value: null, style: 'plain', ref: false, empty: true };
+      return { node: empty, end: at };
+    }
+    return this.inlineValue(at, column);
+  }
+
+  /** A nested block mapping or list starting at `first`, in column `column`. */
+  private block(first: number, column: number, depth: number): Read<YNode> {
+    const text = this.text;
+    if (text.charCodeAt(first) === 0x2d) {
+      const next = text.charCodeAt(first + 1);
+      if (next === 0x20) return this.seq(first, column, depth);
+      if (next === 0x0a || Number.isNaN(next)) decline();
+    }
+    return this.map(first, column, depth);
+  }
+
+  /** A block list whose first `- ` is at `first`, in column `column`. */
+  private seq(first: number, column: number, depth: number): Read<YSeq> {
+    if (depth > MAX_FAST_DEPTH) decline();
+    const text = this.text;
+    const items: YNode[] = [];
+    let dash = first;
+    let end: number;
+    for (;;) {
+      if (text.charCodeAt(dash) !== 0x2d || text.charCodeAt(dash + 1) !== 0x20) decline();
+      const at = dash + 2;
+      const c = text.charCodeAt(at);
+      let item: Read<YNode>;
+      if (c === 0x2d && text.charCodeAt(at + 1) === 0x20) item = this.seq(at, column + 2, depth + 1);
+      else {
+        KEY.lastIndex = at;
+        item = KEY.test(text) ? this.map(at, column + 2, depth + 1) : this.inlineValue(at, column);
+      }
+      items.push(item.node);
+      end = item.end;
+      if (this.line === -1 || this.indent < column) {
+        this.closeBlock();
+        break;
+      }
+      if (this.indent > column) decline();
+      dash = this.line + column;
+    }
+    return { node: { kind: 'seq', span: this.span(first, end), flow: false, items }, end };
+  }
+
+  /**
+   * A one-line value at `at`: a plain or quoted scalar, `!ref` and one, or an empty `[]`/`{}`;
+   * then an optional comment and the line's end. `column` is its owner's (a deeper next line
+   * would continue the value).
+   */
+  private inlineValue(at: number, column: number): Read<YNode> {
+    const text = this.text;
+    const lineEnd = text.indexOf('\n', at);
+    const stop = lineEnd === -1 ? text.length : lineEnd;
+    const ref = text.startsWith('!ref ', at);
+    const start = ref ? at + 5 : at;
+    const c = text.charCodeAt(start);
+    let node: YNode;
+    let after: number;
+    if (c === 0x22 || c === 0x27) {
+      const close = c === 0x22 ? closingDoubleQuote(text, start + 1, stop) : closingSingleQuote(text, start + 1, stop);
+      const raw = text.slice(start + 1, close);
+      let value: string;
+      if (c === 0x27) value = raw.includes("'") ? raw.replaceAll("''", "'") : raw;
+      else if (!raw.includes('\\')) value = raw;
+      else if (JSON_ESCAPES.test(raw)) value = JSON.parse(`"${raw}"`) as string;
+      else decline();
+      after = close + 1;
+      node = this.scalar(at, after, this.wellFormed(value), c === 0x22 ? 'double' : 'single', ref);
+    } else if (!ref && (c === 0x7c || c === 0x3e)) {
+      return this.blockScalar(at, column);
+    } else if (!ref && (c === 0x5b || c === 0x7b) && text.charCodeAt(at + 1) === c + 2) {
+      // An empty flow collection (`[]`, `{}`): no flow warning is due for it (SRC-5).
+      after = at + 2;
+      const span = this.span(at, after);
+      node = c === 0x5b ? { kind: 'seq', span, flow: true, items: [] } : { kind: 'map', span, flow: true, entries: [] };
+    } else {
+      if (!startsPlain(text, start)) decline();
+      const hash = text.indexOf(' #', start);
+      let valueEnd = hash !== -1 && hash < stop ? hash : stop;
+      while (text.charCodeAt(valueEnd - 1) === 0x20) valueEnd--;
+      const source = text.slice(start, valueEnd);
+      if (source.includes(': ') || source.endsWith(':')) decline();
+      // A tagged scalar is a string: yaml resolves no Core type under an unknown tag.
+      node = this.scalar(at, valueEnd, ref ? this.wellFormed(source) : resolvePlain(source), 'plain', ref);
+      after = valueEnd;
+    }
+    let i = after;
+    while (text.charCodeAt(i) === 0x20) i++;
+    if (i < stop && (i === after || text.charCodeAt(i) !== 0x23)) decline();
+    if (lineEnd === -1) this.line = -1;
+    else this.skipToContent(lineEnd + 1, column);
+    if (this.line !== -1 && this.indent > column) decline();
+    return { node, end: lineEnd === -1 ? text.length : lineEnd + 1 };
+  }
+
+  /**
+   * A block scalar (`|`, `|-`, `>`, `>-`) at `at` whose content lines sit deeper than
+   * `column`: its value is what yaml's own block-scalar resolver makes of the same token
+   * (folding and chomping are its rules, not copied here). Declines a keep chomp (`+`), an
+   * indentation indicator, a comment after the header, leading blank lines and lines of spaces.
+   */
+  private blockScalar(at: number, column: number): Read<YScalar> {
+    const text = this.text;
+    const headerEnd = text.indexOf('\n', at);
+    const header = text.slice(at, headerEnd === -1 ? text.length : headerEnd);
+    if (!BLOCK_HEADER.test(header) || headerEnd === -1) decline();
+    let lineStart = headerEnd + 1;
+    let contentEnd = lineStart;
+    let first = true;
+    for (;;) {
+      let i = lineStart;
+      while (text.charCodeAt(i) === 0x20) i++;
+      const c = text.charCodeAt(i);
+      if (Number.isNaN(c) && i === lineStart) break;
+      if (c === 0x0a || Number.isNaN(c)) {
+        // A blank line: content only if a deeper line follows (then yaml keeps it as `\n`).
+        if (first || i !== lineStart) decline();
+        lineStart = i + 1;
+        continue;
+      }
+      if (i - lineStart <= column) break;
+      first = false;
+      const lineEnd = text.indexOf('\n', i);
+      if (lineEnd === -1) {
+        contentEnd = text.length;
+        lineStart = text.length;
+        break;
+      }
+      contentEnd = lineEnd + 1;
+      lineStart = lineEnd + 1;
+    }
+    if (first) decline();
+    const resolved = CST.resolveAsScalar(
+      {
+        type: 'block-scalar',
+        offset: at,
+        indent: column,
+        props: [
+          { type: 'block-scalar-header', offset: at, indent: column, source: header },
+          { type: 'newline', offset: headerEnd, indent: column, source: '\n' },
+        ],
+        source: text.slice(headerEnd + 1, contentEnd),
+      },
+      true,
+      decline,
+    );
+    if (resolved === null) decline();
+    const value = this.wellFormed(resolved.value);
+    const style = header.startsWith('|') ? 'literal' : 'folded';
+    const node: YScalar = { kind: 'scalar', span: this.span(resolved.range[0], resolved.range[1]), value, style, ref: false, empty: false };
+    if (contentEnd === text.length) this.line = -1;
+    else this.skipToContent(contentEnd, column);
+    if (this.line !== -1 && this.indent > column) decline();
+    return { node, end: resolved.range[2] };
+  }
+
+  /** Comment lines after a block's last item end yaml's range of that block or of one around it, depending on their indentation; left to yaml. */
+  private closeBlock(): void {
+    if (this.passedComment) decline();
+  }
+
+  private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style'], ref: boolean): YScalar {
+    return { kind: 'scalar', span: this.span(start, end), value, style, ref, empty: false };
+  }
+
+  private wellFormed(value: string): string {
+    if (this.refuseLoneSurrogates && !value.isWellFormed()) decline();
+    return value;
+  }
+
+  private span(start: number, end: number): Span {
+    return { start: this.offset + start, end: this.offset + end };
+  }
+}
+
+/** A plain scalar may not start with an indicator, nor with `-`, `?` or `:` followed by a space (nor, here, with a space or be empty). */
+function startsPlain(text: string, at: number): boolean {
+  const c = text[at];
+  if (c === undefined || ' \n[]{},#&*!|>\'"%@`'.includes(c)) return false;
+  if (c === '-' || c === '?' || c === ':') {
+    const next = text.charCodeAt(at + 1);
+    return next !== 0x20 && next !== 0x0a && !Number.isNaN(next);
+  }
+  return true;
+}
+
+function closingDoubleQuote(text: string, from: number, stop: number): number {
+  for (let i = from; i < stop; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i;
+  }
+  return decline();
+}
+
+function closingSingleQuote(text: string, from: number, stop: number): number {
+  for (let i = text.indexOf("'", from); i !== -1 && i < stop; i = text.indexOf("'", i + 2)) {
+    if (text.charCodeAt(i + 1) !== 0x27) return i;
+  }
+  return decline();
+}
+
+/** What yaml's Core schema makes of a plain scalar; numbers JSON cannot hold are the slow path's to report. */
+function resolvePlain(source: string): YScalar['value'] {
+  const c = source.charCodeAt(0);
+  // Only these can start a null, bool or number (`~`, digits, `+-.`, n/N, t/T, f/F).
+  if (!(c === 0x7e || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || 'nNtTfF'.includes(source[0]!))) return source;
+  for (const tag of CORE_SCALARS) {
+    if (!tag.test!.test(source)) continue;
+    const resolved = tag.resolve(source, decline, {});
+    // Some resolvers (bool) hand back a Scalar node to keep the source's spelling.
+    const value = isScalar(resolved) ? resolved.value : resolved;
+    if (typeof value === 'number' && !Number.isFinite(value)) decline();
+    if (typeof value === 'bigint') return Number(value);
+    return value as YScalar['value'];
+  }
+  return source;
+}
