@@ -1,5 +1,6 @@
 import type { ToolLimits } from '../bundle/content.js';
 import { failure } from '../errors.js';
+import { LazyAbort } from './lazy-abort.js';
 
 /**
  * What one invocation may still spend (RUN-4, RUN-8). A child connected without `limits`
@@ -72,8 +73,8 @@ export class Semaphore {
  * Races `work` against the allowance's deadline. The timer is unref'd so a pending deadline
  * never keeps a host process alive, and cleared as soon as the work settles.
  */
-export async function withinDeadline<T>(allowance: Allowance, what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
+export async function withinDeadline<T>(allowance: Allowance, what: string, work: (abort: LazyAbort) => Promise<T>): Promise<T> {
+  const controller = new LazyAbort();
   const remaining = allowance.remainingMs();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -88,7 +89,7 @@ export async function withinDeadline<T>(allowance: Allowance, what: string, work
     }
   });
   try {
-    return await Promise.race([work(controller.signal), expired]);
+    return await Promise.race([work(controller), expired]);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

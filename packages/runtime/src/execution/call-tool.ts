@@ -37,7 +37,9 @@ export function callTool(scope: Scope, key: string, input: unknown): AdmittedCal
   const discovered = declared === undefined && routine.source.catalog === true && scope.optional.has(key) && !isContextual(key);
   const connection: ToolConnection | undefined = declared ?? (discovered ? { key, target: { kind: 'external', name: key }, options: {} } : undefined);
   const resolved = connection === undefined ? undefined : resolveTarget(routine.pkg, connection.target);
-  const frame = frameOf(scope);
+  // `$.parent` of a called routine, frozen before this call is admitted; an external tool has none (and
+  // each call of a long loop would copy every call before it).
+  const frame = resolved?.kind === 'routine' ? frameOf(scope) : undefined;
   const async = connection?.options.async === true;
   const target = resolved?.kind === 'routine' ? resolved.routine : undefined;
   const name = target?.qualified ?? (resolved?.kind === 'external' ? resolved.name : key);
@@ -63,7 +65,7 @@ export function callTool(scope: Scope, key: string, input: unknown): AdmittedCal
         input,
         allowance,
         optional: scope.optional,
-        parentFrame: frame,
+        parentFrame: frame ?? frameOf(scope),
         output: connection.options.output === true ? scope.output : undefined,
       });
     } finally {

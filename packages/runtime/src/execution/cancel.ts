@@ -1,24 +1,39 @@
 import type { CallState } from './call-state.js';
 import type { Execution } from './execution.js';
+import { eitherAbort, LazyAbort } from './lazy-abort.js';
 
 /**
- * Runs an admitted call's work so that `runtime.cancel` can stop it: the work's signal aborts
+ * Runs an admitted call's work so that `runtime.cancel` can stop it: the work's abort (its signal) aborts
  * (with the caller's deadline signal, if any), and the call rejects at once with the
  * `cancelled` failure whether or not the work heeds its signal. Nothing is rolled back: a
  * provider or tool that already acted keeps its effect.
  */
-export async function cancellable<T>(exec: Execution, call: CallState, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function cancellable<T>(
+  exec: Execution,
+  call: CallState,
+  outside: AbortSignal | LazyAbort | undefined,
+  work: (abort: LazyAbort) => Promise<T>,
+): Promise<T> {
   const outer = exec.cancellable.get(call.id);
   // Already cancellable further out (a tool call dispatching to an external tool): that race answers.
-  if (outer) return work(signal ? AbortSignal.any([signal, outer.signal]) : outer.signal);
-  const controller = new AbortController();
+  if (outer) {
+    if (outside === undefined) return work(outer);
+    const both = eitherAbort([outside, outer]);
+    try {
+      return await work(both.abort);
+    } finally {
+      both.detach();
+    }
+  }
+  const controller = new LazyAbort();
   exec.cancellable.set(call.id, controller);
-  const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-  const cancelled = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+  const both = outside ? eitherAbort([outside, controller]) : undefined;
+  const cancelled = new Promise<never>((_, reject) => controller.onAbort(reject));
   cancelled.catch(() => undefined);
   try {
-    return await Promise.race([work(combined), cancelled]);
+    return await Promise.race([work(both?.abort ?? controller), cancelled]);
   } finally {
+    both?.detach();
     exec.cancellable.delete(call.id);
   }
 }

@@ -5,6 +5,7 @@ import { byteLength, jsonText } from '../json.js';
 import { schemaRefValue } from '../validate/address.js';
 import { formatErrors } from '../validate/validator.js';
 import { Semaphore, withinDeadline, type Allowance } from './allowance.js';
+import { LazyAbort } from './lazy-abort.js';
 import type { CallState } from './call-state.js';
 import { runCode } from './code-step.js';
 import { callExternal } from './external.js';
@@ -117,15 +118,15 @@ async function runPosition(start: ChainStart, call: CallState, routine: RoutineR
     pending: new Set(),
     output: source.port?.output === true ? port : undefined,
   };
-  const work = async (signal: AbortSignal): Promise<unknown> => {
+  const work = async (abort: LazyAbort): Promise<unknown> => {
     if (source.kind === 'code') return runCode(scope);
-    if (source.kind === 'model') return runModel(scope, signal);
+    if (source.kind === 'model') return runModel(scope, abort.signal);
     throw failure('not-callable', `Unexpected instructions \`${routine.qualified}\` as a call target, expected a model or code routine`);
   };
   let output: unknown;
   try {
     // A conversation bounds each turn by the deadline, not its waiting for input (conversation.ts).
-    output = isConversation(scope) ? await work(new AbortController().signal) : await withinDeadline(start.allowance, `\`${routine.qualified}\``, work);
+    output = isConversation(scope) ? await work(new LazyAbort()) : await withinDeadline(start.allowance, `\`${routine.qualified}\``, work);
   } finally {
     // RUN-10: accepted siblings are observed before the caller finishes, whatever happened.
     await Promise.allSettled([...scope.pending]);

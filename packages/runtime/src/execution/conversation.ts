@@ -36,9 +36,9 @@ export async function runConversation(run: ModelRun): Promise<unknown> {
     turns.push(conversation.length);
     conversation.push(...messages);
     try {
-      last = await withinDeadline(scope.allowance, `turn of \`${routine.qualified}\``, async (signal) => {
+      last = await withinDeadline(scope.allowance, `turn of \`${routine.qualified}\``, async (abort) => {
         await manageContext(run, conversation, turns);
-        return answer({ ...run, signal }, conversation, [...conversation.slice(turns[turns.length - 1])], {
+        return answer({ ...run, signal: abort.signal }, conversation, [...conversation.slice(turns[turns.length - 1])], {
           ...(answers === undefined ? {} : { answers }),
           ...(configure ? { configure: (c, settings) => configureDecision(run, c, settings) } : {}),
         });

@@ -15,6 +15,7 @@ import type { SchemaValidator } from '../validate/validator.js';
 import { CallState } from './call-state.js';
 import type { ExternalTool } from './external-tool.js';
 import type { InputPort } from './ports.js';
+import type { LazyAbort } from './lazy-abort.js';
 
 /** What every execution of one runtime shares. */
 export interface RuntimeServices {
@@ -71,9 +72,10 @@ export class Execution {
   status: 'running' | 'completed' | 'failed' = 'running';
   private readonly sequences = new Map<string, number>();
   private publicationCount = 0;
+  private lastAt = { ms: NaN, text: '' };
   private readonly watchers = new Set<(event: ExecutionEvent) => void>();
   /** In-flight calls that `runtime.cancel` can abort, by call id. */
-  readonly cancellable = new Map<string, AbortController>();
+  readonly cancellable = new Map<string, LazyAbort>();
 
   constructor(
     readonly id: string,
@@ -129,7 +131,10 @@ export class Execution {
   }
 
   at(): string {
-    return new Date(this.services.now()).toISOString();
+    const ms = this.services.now();
+    // Calls come many to a millisecond: the same instant gives the same text.
+    if (ms !== this.lastAt.ms) this.lastAt = { ms, text: new Date(ms).toISOString() };
+    return this.lastAt.text;
   }
 
   /**

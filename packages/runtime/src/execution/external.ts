@@ -27,11 +27,18 @@ export async function callExternal(exec: Execution, call: CallState, name: strin
     if (!check.ok) throw failure('invalid-input', `Unexpected input for tool \`${name}\`: ${formatErrors(check.errors)}`);
   }
   const returned = await withinDeadline(allowance, `tool \`${name}\``, (deadline) =>
-    cancellable(exec, call, deadline, async (signal) => {
+    cancellable(exec, call, deadline, async (abort) => {
       try {
-        return await tool.invoke(input, { executionId: exec.id, callId: call.id, signal });
+        // The signal is made only if the tool reads it (lazy-abort.ts).
+        return await tool.invoke(input, {
+          executionId: exec.id,
+          callId: call.id,
+          get signal() {
+            return abort.signal;
+          },
+        });
       } catch (error) {
-        if (signal.aborted && signal.reason instanceof CallFailure) throw signal.reason;
+        if (abort.aborted && abort.reason instanceof CallFailure) throw abort.reason;
         if (error instanceof Error && 'code' in error && typeof error.code === 'string') throw failure(error.code, error.message);
         throw failure('tool-failed', `Tool \`${name}\` failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -214,7 +214,7 @@ export async function decide(
       response = served.output as Decision;
     } else {
       try {
-        response = withUsage(await cancellable(exec, call, signal, (combined) => ask(sequence, combined)), inputTokens);
+        response = withUsage(await cancellable(exec, call, signal, (combined) => ask(sequence, combined.signal)), inputTokens);
       } catch (error) {
         if (error instanceof CallFailure) throw error;
         throw failure('provider-failed', `Model provider failed for \`${routine.qualified}\`: ${error instanceof Error ? error.message : String(error)}`);

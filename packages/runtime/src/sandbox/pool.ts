@@ -139,7 +139,7 @@ export class WorkerPool implements Sandbox {
 
   private spawn(index: number, assets: WorkerAssets): Slot {
     const watch = new SharedArrayBuffer(16);
-    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, runner: GUEST_RUNNER_SOURCE, watch };
+    const data: WorkerData = { quickjsUrl: assets.quickjsUrl, wasm: assets.wasm, memoryLimits: assets.memoryLimits, runner: GUEST_RUNNER_SOURCE, watch };
     const worker = new Worker(assets.script, { workerData: data, name: 'berrypack-sandbox' });
     const slot: Slot = { index, worker, watch: new BigInt64Array(watch), active: new Map(), dead: false };
     this.slots[index] = slot;

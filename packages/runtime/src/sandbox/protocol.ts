@@ -4,6 +4,7 @@
  * the host sees is exactly what the guest serialized.
  */
 import type { QuickJSOptions } from 'quickjs-wasi';
+import type { MemoryLimits } from './imported-memory.js';
 import type { SandboxErrorCode } from './types.js';
 
 export interface WorkerData {
@@ -11,6 +12,8 @@ export interface WorkerData {
   quickjsUrl: string;
   /** A compiled WebAssembly.Module (typed through quickjs-wasi: the project's libs declare no WebAssembly). */
   wasm: QuickJSOptions['wasm'];
+  /** The limits of the memory `wasm` imports (imported-memory.ts); undefined when it defines its own (then every VM is created, vm-image.ts). */
+  memoryLimits: MemoryLimits | undefined;
   runner: string;
   /** BigInt64Array view: [id of the invocation whose guest code is running (0 = none), epoch ms by which that slice must end]. */
   watch: SharedArrayBuffer;

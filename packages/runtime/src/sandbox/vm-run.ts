@@ -6,12 +6,13 @@
 import type { JSValueHandle, QuickJS } from 'quickjs-wasi';
 import { GUEST_RUNNER_FILENAME, type GuestConfig } from './guest-runner.js';
 import { guestFailure, outputResult, readGuestMessage } from './guest-messages.js';
-import { seedsOf, wasiImports } from './guest-environment.js';
+import { seedsOf } from './guest-environment.js';
 import { classify, SliceClock } from './interrupts.js';
 import { ModuleLoader } from './module-loader.js';
 import type { FromWorker, InvokeMessage, RawResult, WorkerData } from './protocol.js';
 import { describeHostError, failure } from './raw-result.js';
-import { freshVmBytes, joinBudget, leaveBudget, MAX_LIMIT, measuredFreshVm, othersHold, othersIn, setMemoryLimit, type BudgetMember } from './shared-memory.js';
+import { freshVmBytes, joinBudget, leaveBudget, measuredFreshVm, othersHold, othersIn, setMemoryLimit, type BudgetMember } from './shared-memory.js';
+import type { VmSource } from './vm-image.js';
 
 export type Engine = typeof import('quickjs-wasi');
 
@@ -19,6 +20,8 @@ export type Engine = typeof import('quickjs-wasi');
 export interface RunHost {
   engine: Promise<Engine>;
   data: WorkerData;
+  /** Where the run's fresh VM comes from. */
+  vms: VmSource;
   watch: BigInt64Array;
   post(message: FromWorker): void;
   /** The run has ended (finished or cancelled): the worker forgets it. */
@@ -38,6 +41,10 @@ export class Run implements BudgetMember {
   /** What the other live VMs of its budget held when the current slice began. */
   private othersHeld = { bytes: 0, count: 0 };
   private start_: JSValueHandle | undefined;
+  /** The VM is done with: its memory may serve another (vm-image.ts). */
+  private release: (() => void) | undefined;
+  /** Guest code is running: the VM must not be released now. */
+  private inSlice = false;
   private dispatch: JSValueHandle | undefined;
   private readonly modules: ModuleLoader;
   private readonly clock: SliceClock;
@@ -84,38 +91,38 @@ export class Run implements BudgetMember {
       );
       return;
     }
-    const { QuickJS: Engine, EvalFlags, MAX_STACK_SIZE } = await this.host.engine;
+    const { EvalFlags } = await this.host.engine;
     const seeds = seedsOf(this.msg.seed);
-    // quickjs-wasi passes a proxy of the instance's memory, usable once the instance exists.
-    let linear: { buffer: ArrayBuffer } | undefined;
-    const vm = await Engine.create({
-      wasm: this.host.data.wasm,
-      wasi: (memory: { buffer: ArrayBuffer }) => {
-        linear = memory;
-        return wasiImports(memory, seeds, this.msg.epochMs, () => this.phase === 'init');
-      },
-      memoryLimit: Math.min(MAX_LIMIT, this.msg.limits.memoryBytes),
-      maxStackSize: MAX_STACK_SIZE,
-      timezoneOffset: 0,
-      // Once the routine has a result (or was cancelled), none of its leftover jobs may run.
-      interruptHandler: () => this.result !== undefined || this.finished || this.clock.expired(),
-      moduleLoader: {
-        normalize: (importer: string, specifier: string) => this.modules.normalize(importer, specifier),
-        load: (path: string) => this.modules.load(path),
+    const created = await this.host.vms.create({
+      seed: this.msg.seed,
+      epochMs: this.msg.epochMs,
+      memoryBytes: this.msg.limits.memoryBytes,
+      creating: () => this.phase === 'init',
+      handlers: {
+        // Once the routine has a result (or was cancelled), none of its leftover jobs may run.
+        interruptHandler: () => this.result !== undefined || this.finished || this.clock.expired(),
+        moduleLoader: {
+          normalize: (importer: string, specifier: string) => this.modules.normalize(importer, specifier),
+          load: (path: string) => this.modules.load(path),
+        },
       },
     });
+    const { vm } = created;
     this.phase = 'run';
-    this.memory = linear;
-    if (linear !== undefined) measuredFreshVm(linear.buffer.byteLength);
+    this.memory = created.memory;
+    this.release = created.release;
+    measuredFreshVm(created.memory.buffer.byteLength);
     if (this.finished) {
+      created.runner?.dispose();
       vm.dispose();
+      created.release();
       return;
     }
     this.vm = vm;
 
     this.enter(
       () => {
-        const factory = vm.evalCode(this.host.data.runner, GUEST_RUNNER_FILENAME);
+        const factory = created.runner ?? vm.evalCode(this.host.data.runner, GUEST_RUNNER_FILENAME);
         const send = vm.newFunction('send', (...args) => this.onSend(args));
         const config: GuestConfig = {
           tools: this.msg.tools,
@@ -170,12 +177,15 @@ export class Run implements BudgetMember {
       }
     }
     try {
+      this.inSlice = true;
       this.clock.slice(() => {
         step();
         vm.executePendingJobs();
       });
     } catch (e) {
       this.result ??= classify(e, this.clock.interrupted, this.msg.limits, this.othersHeld, onError);
+    } finally {
+      this.inSlice = false;
     }
     if (this.result === undefined && this.started && this.outstanding === 0) {
       this.result = failure('timeout', 'the routine is waiting for a promise that nothing can settle: no tool call, catalog, receive or emit is pending');
@@ -297,9 +307,11 @@ export class Run implements BudgetMember {
     try {
       this.start_?.dispose();
       this.dispatch?.dispose();
-      vm.dispose();
     } catch {
       // A VM that trapped may fail to free; it is unreachable either way and the GC takes its memory.
     }
+    vm.dispose();
+    // After vm.dispose() no handle of it reaches its instance again; a VM left mid-slice keeps its memory.
+    if (!this.inSlice) this.release?.();
   }
 }

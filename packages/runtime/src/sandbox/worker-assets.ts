@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { QuickJSOptions } from 'quickjs-wasi';
+import { importMemory, type MemoryLimits } from './imported-memory.js';
 
 // The project's libs (ES2023, @types/node 20) declare no WebAssembly, though Node has it.
 const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<QuickJSOptions['wasm']> } }).WebAssembly;
@@ -13,6 +14,8 @@ export interface WorkerAssets {
   quickjsUrl: string;
   /** Compiled once per process and cloned into every worker, which then instantiates it per VM. */
   wasm: QuickJSOptions['wasm'];
+  /** Set when `wasm` imports its memory (imported-memory.ts). */
+  memoryLimits: MemoryLimits | undefined;
 }
 
 let assets: Promise<WorkerAssets> | undefined;
@@ -31,8 +34,10 @@ export function workerAssets(): Promise<WorkerAssets> {
 async function load(): Promise<WorkerAssets> {
   const require = createRequire(import.meta.url);
   const quickjsUrl = pathToFileURL(require.resolve('quickjs-wasi')).href;
-  const wasm = await wasmApi.compile(await readFile(require.resolve('quickjs-wasi/quickjs.wasm')));
-  return { script: await workerScript(require), quickjsUrl, wasm };
+  const bytes = new Uint8Array(await readFile(require.resolve('quickjs-wasi/quickjs.wasm')));
+  const imported = importMemory(bytes);
+  const wasm = await wasmApi.compile(imported?.bytes ?? bytes);
+  return { script: await workerScript(require), quickjsUrl, wasm, memoryLimits: imported?.limits };
 }
 
 /**

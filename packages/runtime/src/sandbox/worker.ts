@@ -7,11 +7,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.js';
 import { describeHostError, failure } from './raw-result.js';
+import { VmSource } from './vm-image.js';
 import { Run, type Engine, type RunHost } from './vm-run.js';
 
 const data = workerData as WorkerData;
 const runs = new Map<number, Run>();
 const engine: Promise<Engine> = import(data.quickjsUrl) as Promise<Engine>;
+const vms = new VmSource(engine, data);
 let JSException: Engine['JSException'] | undefined;
 engine.then(
   (e) => (JSException = e.JSException),
@@ -24,9 +26,13 @@ const port = parentPort;
 const host: RunHost = {
   engine,
   data,
+  vms,
   watch: new BigInt64Array(data.watch),
   post: (message: FromWorker) => port.postMessage(message),
-  ended: (id) => runs.delete(id),
+  ended: (id) => {
+    runs.delete(id);
+    if (runs.size === 0) vms.idle();
+  },
   jsException: () => JSException,
 };
 
