@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 // From dist, as the CLI and the plugins run it: the worker thread is the compiled check-worker.js.
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
-import { PARALLEL_MIN_SOURCES, worthAThread } from '../packages/compiler/dist/package/check-pool.js';
-import { aCoreIsFree, EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
+import { worthAThread } from '../packages/compiler/dist/package/check-pool.js';
+import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
 import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
@@ -133,28 +133,20 @@ describe('prepare on two threads', () => {
     for (const f of sources) expect(read.has(f), f).toBe(true);
   });
 
-  it('berrypack build --no-parallel gives the same bundle', () => {
+  it('berrypack build --parallel and --no-parallel give the same bundle', () => {
     const manifest = path.join(root, 'gen', 'plugin.json');
-    const ids = [[], ['--no-parallel']].map((extra) => {
+    const ids = [[], ['--parallel'], ['--no-parallel']].map((extra) => {
       const r = berrypack(['build', manifest, '--out-dir', path.join(root, 'cli-out'), '--no-cache', '--json', ...extra]);
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(r.stdout) as { id: string }).id;
     });
     expect(ids[1]).toBe(ids[0]);
-    expect(berrypack(['build', '--help']).stdout).toContain('--no-parallel');
+    expect(ids[2]).toBe(ids[0]);
+    expect(berrypack(['build', '--help']).stdout).toContain('--parallel');
   });
 
-  it('takes a thread by default only while a core is free for it', () => {
-    expect(aCoreIsFree(0.5, 2)).toBe(true);
-    expect(aCoreIsFree(2.9, 2)).toBe(true);
-    expect(aCoreIsFree(3, 2)).toBe(false);
-    expect(aCoreIsFree(10.4, 2)).toBe(false);
-    expect(aCoreIsFree(10.4, 16)).toBe(true);
-  });
-
-  it('takes a thread by default only for a package large enough to pay for it', () => {
-    expect(worthAThread(PARALLEL_MIN_SOURCES - 1)).toBe(false);
-    expect(worthAThread(PARALLEL_MIN_SOURCES)).toBe(true);
+  it('takes a thread only when asked (parallel: true), at any size', () => {
+    expect(worthAThread(100_000)).toBe(false);
     expect(worthAThread(10, true)).toBe(true);
     expect(worthAThread(0, true)).toBe(false);
     expect(worthAThread(100_000, false)).toBe(false);
@@ -236,20 +228,24 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
     expect(await startCheckWorker(path.join(root, 'nowhere', 'plugin.json'))!.listing).toBeUndefined();
   });
 
-  it('the CLI starts it for `build MANIFEST` only, not with --no-parallel, --help or a bad argument', () => {
+  it('the CLI starts it for `build MANIFEST --parallel` only, not by default, with --no-parallel, --help or a bad argument', () => {
     const dir = path.join(root, 'gen');
     const manifest = path.join(dir, 'plugin.json');
-    for (const args of [['--no-parallel', dir], ['--help'], [dir, 'extra'], [path.join(root, 'nowhere')], ['--bogus', dir]]) {
-      startEarlyBuild(args, process.cwd(), true);
+    for (const args of [
+      [dir],
+      ['--parallel', '--no-parallel', dir],
+      ['--parallel', '--help'],
+      ['--parallel', dir, 'extra'],
+      ['--parallel', path.join(root, 'nowhere')],
+      ['--parallel', '--bogus', dir],
+    ]) {
+      startEarlyBuild(args, process.cwd());
       expect(takeEarlyWorker(manifest), args.join(' ')).toBeUndefined();
     }
-    // Nor on a machine whose every core is taken.
-    startEarlyBuild([dir], process.cwd(), false);
-    expect(takeEarlyWorker(manifest)).toBeUndefined();
-    startEarlyBuild(['--out-dir', path.join(root, 'cli-out'), dir], process.cwd(), true);
+    startEarlyBuild(['--parallel', '--out-dir', path.join(root, 'cli-out'), dir], process.cwd());
     // Handed over once, and only for the manifest the build command resolved.
     expect(takeEarlyWorker(path.join(root, 'other', 'plugin.json'))).toBeUndefined();
-    startEarlyBuild([dir, '--json'], root, true);
+    startEarlyBuild([dir, '--json', '--parallel'], root);
     const worker = takeEarlyWorker(manifest);
     expect(worker).toBeDefined();
     worker!.stop();
@@ -259,8 +255,8 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
   it('is taken by the build command it was started for, which writes the same bundle', async () => {
     const dir = path.join(root, 'gen');
     const manifest = path.join(dir, 'plugin.json');
-    const args = [dir, '--out-dir', path.join(root, 'cli-early'), '--no-cache', '--json'];
-    startEarlyBuild(args, process.cwd(), true);
+    const args = [dir, '--out-dir', path.join(root, 'cli-early'), '--no-cache', '--json', '--parallel'];
+    startEarlyBuild(args, process.cwd());
     const { run } = await import('../packages/cli/dist/index.js');
     const { processIo } = await import('../packages/cli/dist/io.js');
     let printed = '';

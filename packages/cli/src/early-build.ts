@@ -1,23 +1,22 @@
 import { parseArgs } from 'node:util';
-import { aCoreIsFree, startCheckWorker, type CheckWorker } from '@berrypack/compiler/internal-check-worker';
+import { startCheckWorker, type CheckWorker } from '@berrypack/compiler/internal-check-worker';
 import { resolveManifestArg } from './manifest-arg.js';
 import { BUILD_OPTIONS, COMMON_OPTIONS } from './option-specs.js';
 
-// `berrypack build` starts its second thread here, before this thread loads the compiler (about
-// 170 modules): the worker loads its own, lists the package's sources and checks them while this
-// thread is still loading, and the build's `prepare` joins it (docs/performance.md).
+// `berrypack build --parallel` starts its second thread here, before this thread loads the
+// compiler (about 170 modules): the worker loads its own, lists the package's sources and checks
+// them while this thread is still loading, and the build's `prepare` joins it (docs/performance.md).
 
 let started: { manifest: string; worker: CheckWorker } | undefined;
 
 /**
- * Best effort: for arguments the build command will refuse, or `--no-parallel`, nothing starts;
- * nor when no core is free for it (`aCoreIsFree`).
+ * Best effort, and only with `--parallel`: for arguments the build command will refuse, nothing
+ * starts.
  */
-export function startEarlyBuild(args: string[], cwd = process.cwd(), coreFree = aCoreIsFree()): void {
-  if (!coreFree) return;
+export function startEarlyBuild(args: string[], cwd = process.cwd()): void {
   try {
     const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...BUILD_OPTIONS }, allowPositionals: true, strict: true });
-    if (values.help === true || values['no-parallel'] === true || positionals.length !== 1) return;
+    if (values.help === true || values.parallel !== true || values['no-parallel'] === true || positionals.length !== 1) return;
     const manifest = resolveManifestArg(cwd, positionals[0]!);
     const worker = startCheckWorker(manifest);
     if (worker) started = { manifest, worker };

@@ -20,6 +20,7 @@ export const BUILD_OPTIONS = {
   version: { type: 'string' },
   watch: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
+  parallel: { type: 'boolean' },
   'no-parallel': { type: 'boolean' },
   ...COMPILER_OPTIONS,
 } as const satisfies ParseArgsConfig['options'];

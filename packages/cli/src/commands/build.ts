@@ -18,7 +18,7 @@ import { takeEarlyWorker } from '../early-build.js';
 
 export const BUILD_HELP = `Usage: berrypack build MANIFEST [--out-dir DIR] [--json | --format text|json|github]
                        [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N] [--watch]
-                       [--no-cache] [--no-parallel]
+                       [--no-cache] [--parallel]
 
 Compiles the package of MANIFEST (a plugin.json or its directory) into
 DIR/<plugin-name>.<first 12 hex of id>.berry.json (default DIR: dist), resources into
@@ -31,9 +31,9 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
 --no-cache  compile even when node_modules/.cache/berrypack/builds holds a build whose
          every input (each file read, by digest; each directory listing) is unchanged;
          such a build is otherwise served from that cache, with the same bytes and messages.
---no-parallel  read, check and analyze every source on one thread; by default a package of
-         500 sources or more is read, checked and analyzed on two while a core is free
-         (the same bundle and messages).
+--parallel  read, check and analyze sources on a second thread as well (the same bundle and
+         messages). Off by default: on two cores the thread costs more than it saves.
+         --no-parallel (one thread) is the default and still accepted.
 `;
 
 interface BuildSettings {
@@ -58,7 +58,7 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
     throw new UsageError(`Unexpected --out-dir ${stringOption(values, 'out-dir')}: it is a file, expected a directory (or a path to create one at)`);
   }
   const version = stringOption(values, 'version');
-  const options = { ...compilerOptions(io.cwd, values), ...(values['no-parallel'] === true ? { parallel: false } : {}) };
+  const options = { ...compilerOptions(io.cwd, values), ...(values.parallel === true && values['no-parallel'] !== true ? { parallel: true } : {}) };
   // A one-shot build is served from the persistent cache when nothing it read has changed.
   const cache =
     values.watch === true || values['no-cache'] === true

@@ -14,17 +14,13 @@ export function parallelAllowed(parallel?: boolean): boolean {
 }
 
 /**
- * Below this many sources to check, a worker started only now costs more than it saves: it
- * loads the compiler and yaml and warms its own JIT (about 150 ms on the machine of
- * docs/performance.md) while this thread checks on, and this thread then parses what it sent.
- * Measured there. A worker started before this thread loaded the compiler (the CLI's) pays
- * from `EARLY_MIN_SOURCES`.
+ * Whether `count` sources get a worker: only with `parallel: true`. By default every build stays
+ * on one thread: with the frontmatter fast path a source costs this thread less to check than a
+ * worker's start-up, JIT warm-up and hand-back save on two cores, measured at 100, 1,000 and
+ * 10,000 sources (docs/performance.md, "Cold build: one thread by default").
  */
-export const PARALLEL_MIN_SOURCES = 2000;
-
-/** Whether `count` sources are worth a worker: always with `parallel: true`, else from the threshold. */
 export function worthAThread(count: number, parallel?: boolean): boolean {
-  return count > 0 && (parallel === true || (parallel === undefined && count >= PARALLEL_MIN_SOURCES));
+  return count > 0 && parallel === true;
 }
 
 /** A worker on `files` of the package in `dir`, or undefined where none can start. */

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CodeRoutineResult } from '../code/types.js';
 import type { RecordedAnswer } from './answer-recorder.js';
@@ -40,17 +39,6 @@ export interface WorkerListing {
  * over before a second thread has loaded the compiler (measured in docs/performance.md).
  */
 export const EARLY_MIN_SOURCES = 500;
-
-/**
- * Whether a second thread can find a core of its own: the 1-minute load average is below the
- * number of cores plus one. On a saturated machine (every core taken by other processes) the
- * worker does not run beside this thread but instead of it, and only adds its own start-up and
- * JIT warm-up, about 40 % more CPU at 1,000 sources (docs/performance.md); the defaults then keep
- * to one thread. `parallel: true` does not ask.
- */
-export function aCoreIsFree(load = os.loadavg()[0] ?? 0, cores = os.availableParallelism()): boolean {
-  return load < cores + 1;
-}
 
 /**
  * A running worker: each takes the next file from the shared counter. It holds the process open

@@ -25,7 +25,7 @@ import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import { recoverName } from '../source/recover-name.js';
 import type { CompiledMethodFile } from './assemble-content.js';
-import { aCoreIsFree, type CheckWorker } from './check-worker-start.js';
+import type { CheckWorker } from './check-worker-start.js';
 import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './types.js';
 
 /**
@@ -193,7 +193,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
     // An early worker has listed the same sources and is checking them from the start of the
     // shared counter; should its list differ, a file either thread skipped is checked by the build.
-    const wanted = worthAThread(todo.length, options.parallel) && (options.parallel === true || aCoreIsFree());
+    const wanted = worthAThread(todo.length, options.parallel);
     const worker = early ?? (wanted ? startOnFiles(todo, read.manifest.dir) : undefined);
     if (worker === undefined) return;
     // A recording host (the CLI's persistent cache) must see every read of the build itself: the

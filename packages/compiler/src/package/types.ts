@@ -17,9 +17,9 @@ export interface CompilerOptions {
   /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
   store?: string;
   /**
-   * Whether `prepare` may read and check sources on a second thread: `true` always, `false`
-   * never, by default when the package has at least `PARALLEL_MIN_SOURCES` (2,000) sources to
-   * check, where the thread pays for itself (docs/performance.md).
+   * Whether `prepare` reads and checks sources on a second thread: `true` for any package;
+   * `false` or unset, never (on two cores the thread costs more than it saves since the
+   * frontmatter fast path; docs/performance.md).
    */
   parallel?: boolean;
   /**
