@@ -35,7 +35,7 @@ export default defineConfig({
       // Measured on the whole suite with every branch of this round merged (79.6 % statements,
       // 73.8 % branches, 80.1 % functions, 82.1 % lines), rounded down; raise it, never lower it.
       // Code that tests run in child processes (CLI, chat, lsp, MCP servers) is not counted.
-      thresholds: { statements: 80, branches: 74, functions: 81, lines: 82 },
+      thresholds: { statements: 80, branches: 74, functions: 80, lines: 82 },
       reportsDirectory: 'node_modules/.cache/coverage',
     },
   },
