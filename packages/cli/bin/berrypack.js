@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Committed shim: npm links a bin only when its file exists at install time, so the bin
 // cannot point into dist/ (built by `prepare` after linking). See CONTRACTS.md.
-// `build` starts its second thread first, so it works while this one loads the CLI (early-build.ts).
+// `build --parallel` starts its second thread first, so it works while this one loads the CLI (early-build.ts).
 const early =
-  process.argv[2] === 'build'
+  process.argv[2] === 'build' && process.argv.includes('--parallel')
     ? import('../dist/early-build.js').then(
         (m) => m.startEarlyBuild(process.argv.slice(3)),
         () => {},
