@@ -6,11 +6,12 @@ import { CheckWorker, workerScript, type WorkerEntry } from './check-worker-star
 import { codeInput, type RoutineCodeCache } from './steps/analyze-code.js';
 
 /**
- * Whether a worker thread may be used at all (before listing any file): unless turned off
- * (`parallel: false`), when the worker script is there.
+ * Whether `prepare` may use a worker thread at all (before reading any file): one the caller
+ * started already, or `parallel: true`; never with `parallel: false`; only when the worker
+ * script is there.
  */
-export function parallelAllowed(parallel?: boolean): boolean {
-  return parallel !== false && workerScript() !== undefined;
+export function parallelAllowed(parallel: boolean | undefined, started: boolean): boolean {
+  return parallel !== false && (started || parallel === true) && workerScript() !== undefined;
 }
 
 /**

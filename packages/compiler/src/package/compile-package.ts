@@ -176,7 +176,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     // The worker reads with Node's fs: only a compiler on the real file system may use it. Decided
     // before anything is read, so a build that will not use it pays nothing here.
     const onNodeFiles = options.host === undefined || options.host === nodeHost || options.host instanceof AnswerRecorder;
-    if (!reads.enabled || !onNodeFiles || !parallelAllowed(options.parallel)) return;
+    if (!reads.enabled || !onNodeFiles || !parallelAllowed(options.parallel, early !== undefined)) return;
     const host = new TrackingHost(options.host ?? nodeHost, reads);
     const file = realPath(host, path.resolve(manifest));
     if (checkRegularFile(host, file).status !== 'file') return;
