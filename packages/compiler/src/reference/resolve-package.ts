@@ -82,6 +82,16 @@ interface State {
   catalogGiven: boolean;
   /** An include cycle or depth limit was reported: whose expansion reports it depends on the order, so resolve all again. */
   orderDependent: boolean;
+  /** The last summary, and what it was computed from, for a rebuild that changes none of its inputs. */
+  summary?: LastSummary;
+}
+
+interface LastSummary {
+  /** The units it summarized, in name order. */
+  units: readonly Unit[];
+  /** Stands for the agents and exports of plugin.json: the manifest cache keeps one per unchanged manifest. */
+  manifestLines: LineIndex;
+  result: PackageResolution;
 }
 
 /**
@@ -93,6 +103,7 @@ interface State {
 export class ResolutionMemo {
   readonly #states = new Map<string, State>();
   readonly #signatures = new WeakMap<RoutineSource, string>();
+  readonly #orders = new Map<string, { names: readonly (string | undefined)[]; order: readonly number[] }>();
   resolved = 0;
   reused = 0;
 
@@ -114,12 +125,40 @@ export class ResolutionMemo {
     }
     return known;
   }
+
+  /**
+   * The named routines in name order. The order found for `file` is kept: a rebuild whose
+   * routines come with the same names in the same sequence reuses it instead of sorting again.
+   */
+  byName(file: string, routines: readonly RoutineSource[]): Named[] {
+    const known = this.#orders.get(file);
+    let order = known?.order;
+    if (known === undefined || known.names.length !== routines.length || routines.some((r, i) => r.name !== known.names[i])) {
+      const names = routines.map((r) => r.name);
+      order = sortedByName(routines);
+      this.#orders.set(file, { names, order });
+    }
+    return order!.map((i) => routines[i] as Named);
+  }
+}
+
+/** Indexes of the named routines, in name order. */
+function sortedByName(routines: readonly RoutineSource[]): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < routines.length; i++) if (routines[i]!.name !== undefined) order.push(i);
+  return order.sort((a, b) => {
+    const x = routines[a]!.name!;
+    const y = routines[b]!.name!;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
 }
 
 /** The package-wide checks (REF, TOOL-6, NEXT-5, MISC-1..3, MAN-3, TPL) and what they derive. Never throws. */
 export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): PackageResolution {
   const ctx: ResolveContext = { table: input.table, catalogGiven: input.catalogGiven };
-  const routines = input.routines.filter((r): r is Named => r.name !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const routines = memo
+    ? memo.byName(input.manifest.file, input.routines)
+    : (input.routines.filter((r) => r.name !== undefined) as Named[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const previous = memo?.state(input.manifest.file);
   const state = previous !== undefined && memo !== undefined && reusable(previous, routines, input, memo) ? previous : fresh(ctx);
   state.table = input.table;
@@ -127,10 +166,13 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
 
   // Bodies first: an include resolves against the analyzed body of what it names.
   const changed: Named[] = [];
+  /** What each changed routine contributed before, for the summary's reuse. */
+  const before = new Map<string, { unit: Unit | undefined; expansion: Diagnostic[] | undefined }>();
   for (const routine of routines) {
     const unit = state.units.get(routine.name);
     if (unit?.routine === routine) continue;
     changed.push(routine);
+    before.set(routine.name, { unit, expansion: state.expansions.get(routine.name) });
     state.expander.forget(routine.name);
     state.expansions.delete(routine.name);
     if (routine.kind === 'code') {
@@ -158,7 +200,62 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
     memo.reused += routines.length - changed.length;
     memo.keep(input.manifest.file, state);
   }
-  return summarize(ctx, state, routines, input);
+  const units = routines.map((r) => state.units.get(r.name)!);
+  const result =
+    state === previous ? (patchedSummary(state, units, input, before) ?? summarize(ctx, state, routines, input)) : summarize(ctx, state, routines, input);
+  state.summary = { units, manifestLines: input.manifest.lines, result };
+  // Copies: a caller may rewrite a diagnostic (relative paths); the units are reused.
+  return { ...result, diagnostics: result.diagnostics.map((d) => ({ ...d })) };
+}
+
+/**
+ * The last summary with the changed routines' results swapped in, when nothing it aggregates
+ * changed: the same routines in the same order, the same plugin.json, and every changed routine
+ * contributing the same requirements, includes and (no) diagnostics as before. Its frontmatter is
+ * unchanged (or the state would not have been kept), so only what its body gives is compared.
+ */
+function patchedSummary(
+  state: State,
+  units: readonly Unit[],
+  input: PackageInput,
+  before: ReadonlyMap<string, { unit: Unit | undefined; expansion: Diagnostic[] | undefined }>,
+): PackageResolution | undefined {
+  const last = state.summary;
+  if (last === undefined || last.manifestLines !== input.manifest.lines || last.units.length !== units.length) return undefined;
+  for (let i = 0; i < units.length; i++) {
+    const unit = units[i]!;
+    if (unit === last.units[i]) continue;
+    const old = before.get(unit.routine.name);
+    if (old?.unit === undefined || old.unit !== last.units[i]) return undefined;
+    if (!sameContribution(old.unit, old.expansion, unit, state.expansions.get(unit.routine.name))) return undefined;
+  }
+  const routines = new Map(last.result.routines);
+  for (const name of before.keys()) routines.set(name, state.units.get(name)!.resolved);
+  return { ...last.result, routines };
+}
+
+function sameContribution(a: Unit, aExpansion: Diagnostic[] | undefined, b: Unit, bExpansion: Diagnostic[] | undefined): boolean {
+  const quiet = (unit: Unit, expansion: Diagnostic[] | undefined) =>
+    unit.bodyDiagnostics.length === 0 && unit.diagnostics.length === 0 && (expansion === undefined || expansion.length === 0);
+  return (
+    quiet(a, aExpansion) &&
+    quiet(b, bExpansion) &&
+    a.routine.kind === b.routine.kind &&
+    a.ui === b.ui &&
+    sameStrings(a.externals, b.externals) &&
+    sameStrings(a.calls, b.calls) &&
+    (a.expansion === undefined) === (b.expansion === undefined) &&
+    (a.expansion === undefined ||
+      (sameStrings(a.expansion.readers, b.expansion!.readers) &&
+        sameStrings(a.expansion.env, b.expansion!.env) &&
+        sameStrings(a.expansion.includes, b.expansion!.includes))) &&
+    sameStrings(a.resolved.includes, b.resolved.includes) &&
+    JSON.stringify(a.selection) === JSON.stringify(b.selection)
+  );
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function fresh(ctx: ResolveContext): State {
@@ -311,8 +408,7 @@ function summarize(ctx: ResolveContext, state: State, routines: readonly Named[]
       ui,
       calls: sortedUnique(calls),
     },
-    // Copies: a caller may rewrite a diagnostic (relative paths); the units are reused.
-    diagnostics: sortDiagnostics(all).map((d) => ({ ...d })),
+    diagnostics: sortDiagnostics(all),
   };
 }
 
