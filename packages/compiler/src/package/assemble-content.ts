@@ -109,10 +109,13 @@ export function assembleContent(
     summaryAgents[agent.id] = { title: agent.title, description: agent.description, entry: record.entry as string };
   }
 
+  // Package-wide lists (the requirements hold every model routine's selection) serialized again
+  // only when resolution gives new ones; a rebuild that changed none keeps their bytes.
+  const fragment = (kind: string, value: unknown) => cache.memo(kind, manifest.dir, [value], () => fragmentOf(value));
   const content: Record<string, unknown> = {
     agents,
     code: input.code.account,
-    exports: resolution.exports,
+    exports: fragment('exports', resolution.exports),
     files: sortedFiles.map((f) => f.raw),
     imports: input.imports.imports.map((i) => i.record),
     interfaces: manifest.interfaces,
@@ -128,7 +131,7 @@ export function assembleContent(
     ),
     modules,
     plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
-    requirements: resolution.requirements,
+    requirements: fragment('requirements', resolution.requirements),
     requires: manifest.requires.map((r) => r.name).sort(),
     resources: [...input.resources]
       .sort((a, b) => (a.uri < b.uri ? -1 : 1))
@@ -138,7 +141,13 @@ export function assembleContent(
   if (manifest.runtime !== undefined) content.runtime = manifest.runtime;
   return {
     content,
-    plain: { ...content, files: sortedFiles.map((f) => f.plain), sources: plainSources },
+    plain: {
+      ...content,
+      exports: resolution.exports,
+      files: sortedFiles.map((f) => f.plain),
+      requirements: resolution.requirements,
+      sources: plainSources,
+    },
     summary: {
       name: manifest.name ?? '',
       agents: summaryAgents,

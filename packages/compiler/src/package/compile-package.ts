@@ -7,7 +7,6 @@ import { createBundle } from '../bundle/envelope.js';
 import { CodeCache } from '../code/index.js';
 import { nodeHost, ReadCache, TrackingHost, type CompilerHost } from '../host.js';
 import { captureResources, readManifest } from '../manifest/index.js';
-import { checkNames } from '../check-directory.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { ResolutionMemo, resolvePackage } from '../reference/resolve-package.js';
 import type { ImportAlias, NameTable } from '../reference/resolve-name.js';
@@ -20,6 +19,7 @@ import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
 import { ManifestCache } from './cache/manifest-cache.js';
+import { NameCheckCache } from './cache/name-check-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
 import { decodeSourceText } from '../source/normalize-text.js';
@@ -41,6 +41,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const resolutions = new ResolutionMemo();
   const discoveries = new DiscoveryCache();
   const manifests = new ManifestCache();
+  const names = new NameCheckCache();
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
   function buildPackage(
@@ -101,8 +102,9 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         if (name !== undefined) unparsed.set(name, file);
       }
     }
-    diagnostics.push(...checkNames(routines));
-    const unique = uniqueByName(routines);
+    const named = names.check(manifestFile, routines);
+    diagnostics.push(...named.diagnostics);
+    const unique = named.unique;
 
     const imports = resolveImports(manifest, {
       host,
@@ -226,7 +228,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         reads.assumeUnchanged(file, undefined);
       }
       // What this build did not use is dropped: a long watch session stays bounded.
-      for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests]) cache.sweep(file);
+      for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
@@ -261,12 +263,6 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
 
 export type { CompiledImport };
 export type { BuildOptions, BuildResult, Compiler, CompilerOptions, CompilerStats, PackageBuild } from './types.js';
-
-function uniqueByName(routines: readonly RoutineSource[]): RoutineSource[] {
-  const byName = new Map<string, RoutineSource>();
-  for (const r of routines) if (r.name !== undefined && !byName.has(r.name)) byName.set(r.name, r);
-  return [...byName.values()];
-}
 
 function realPath(host: CompilerHost, file: string): string {
   try {
