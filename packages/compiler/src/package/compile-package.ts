@@ -221,6 +221,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       // must give the same bundle, and cycles must be seen whatever links lead to them.
       const file = realPath(host, path.resolve(manifest));
       reads.assumeUnchanged(file, buildOptions.changedFiles);
+      if (buildOptions.changedFiles === undefined) reads.prefetchStamps(file);
       let built: PackageBuild;
       try {
         built = buildPackage(file, host, [], buildOptions, new Map());

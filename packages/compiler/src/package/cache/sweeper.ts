@@ -12,6 +12,17 @@ export class Sweeper {
     return this.#roots.get(root)?.has(key) ?? false;
   }
 
+  /** The keys the latest build of `root` used, as one array while they stay the same set. */
+  keysOf(root: string): readonly string[] {
+    const used = this.#roots.get(root);
+    if (used === undefined) return [];
+    let keys = this.#keys.get(used);
+    if (keys === undefined) this.#keys.set(used, (keys = [...used]));
+    return keys;
+  }
+
+  readonly #keys = new WeakMap<Set<string>, readonly string[]>();
+
   use(key: string): void {
     this.#current.add(key);
   }
