@@ -65,8 +65,11 @@ export const nodeHost: CompilerHost = {
     })),
   stat: (p) => {
     try {
-      const s = statSync(p);
-      return { kind: s.isFile() ? 'file' : s.isDirectory() ? 'directory' : 'other', size: s.size };
+      // Without an exception for a missing path: a rebuild replays probes of paths that do not
+      // exist (a nested plugin.json per listed directory, module candidates), and building the
+      // error cost far more than the stat.
+      const s = statSync(p, { throwIfNoEntry: false });
+      return s === undefined ? undefined : { kind: s.isFile() ? 'file' : s.isDirectory() ? 'directory' : 'other', size: s.size };
     } catch {
       return undefined;
     }

@@ -1,4 +1,4 @@
-export { analyzeCodeRoutine } from './analyze-code-routine.js';
+export { analyzeCodeRoutine, checkCodeBody, type CheckedCodeBody } from './analyze-code-routine.js';
 export { CodeCache, type ModuleAnalysis } from './code-cache.js';
 export { accountCodeSize, sizeExcessMessage, CODE_SIZE_LIMIT, type SizeAccount } from './size-account.js';
 export { HOST_GLOBALS } from './check-host-globals.js';

@@ -3,7 +3,9 @@ import { Reporter } from '../../diagnostics/reporter.js';
 import {
   accountCodeSize,
   analyzeCodeRoutine,
+  checkCodeBody,
   sizeExcessMessage,
+  type CheckedCodeBody,
   type CapturedModule,
   type CodeContext,
   type CodeRoutineInput,
@@ -23,7 +25,10 @@ import { AnswerRecorder, sameAnswers, type Answer, type RecordedAnswer } from '.
  * elsewhere does not parse the body again, and an edited module re-analyzes only its importers.
  */
 export class RoutineCodeCache {
-  #entries = new Map<string, { routine: RoutineSource; key: string; log: readonly (Answer | RecordedAnswer)[]; result: CodeRoutineResult }>();
+  #entries = new Map<
+    string,
+    { routine: RoutineSource; key: string; log: readonly (Answer | RecordedAnswer)[]; result: CodeRoutineResult; body?: CheckedCodeBody }
+  >();
   readonly #live = new Sweeper();
   analyzed = 0;
   reused = 0;
@@ -37,9 +42,11 @@ export class RoutineCodeCache {
       return known.result;
     }
     this.analyzed++;
+    // Only a module it imports changed: the body's own check stands, the graph is taken again.
+    const body = (known?.routine === routine && known.key === key ? known.body : undefined) ?? checkCodeBody(input);
     const recording = new AnswerRecorder(ctx.host);
-    const result = analyzeCodeRoutine(input, { ...ctx, host: recording });
-    this.#entries.set(routine.file, { routine, key, log: recording.log, result });
+    const result = analyzeCodeRoutine(input, { ...ctx, host: recording }, body);
+    this.#entries.set(routine.file, { routine, key, log: recording.log, result, body });
     return result;
   }
 
