@@ -87,11 +87,13 @@ export function assembleContent(
     plainSources[name] = entry.record;
     summaryRoutines[name] = entry.summary;
   }
-  const modules: Record<string, unknown> = {};
-  for (const m of sortedBy([...input.code.modules.values()], (m) => m.relPath)) {
-    files.push(file(m.relPath, m.text, 'text/javascript'));
-    modules[m.relPath] = { imports: m.imports.map(rel).sort() };
-  }
+  const sortedModules = sortedBy([...input.code.modules.values()], (m) => m.relPath);
+  for (const m of sortedModules) files.push(file(m.relPath, m.text, 'text/javascript'));
+  const modules = cache.memo('modules', manifest.dir, [input.code.modules], () => {
+    const plain: Record<string, unknown> = {};
+    for (const m of sortedModules) plain[m.relPath] = { imports: m.imports.map(rel).sort() };
+    return { plain, raw: fragmentOf(plain) };
+  });
   for (const m of input.methods) files.push(file(m.path, m.text, m.path.endsWith('.json') ? 'application/json' : 'application/yaml'));
   const sortedFiles = cache.sorted(`files\0${manifest.dir}`, files, (f) => f.plain.path);
 
@@ -114,7 +116,7 @@ export function assembleContent(
   const fragment = (kind: string, value: unknown) => cache.memo(kind, manifest.dir, [value], () => fragmentOf(value));
   const content: Record<string, unknown> = {
     agents,
-    code: input.code.account,
+    code: fragment('code', input.code.account),
     exports: fragment('exports', resolution.exports),
     files: sortedFiles.map((f) => f.raw),
     imports: input.imports.imports.map((i) => i.record),
@@ -129,7 +131,7 @@ export function assembleContent(
           ),
         ]),
     ),
-    modules,
+    modules: modules.raw,
     plugin: { metadata: manifest.metadata, name: manifest.name, version: manifest.version },
     requirements: fragment('requirements', resolution.requirements),
     requires: manifest.requires.map((r) => r.name).sort(),
@@ -143,7 +145,9 @@ export function assembleContent(
     content,
     plain: {
       ...content,
+      code: input.code.account,
       exports: resolution.exports,
+      modules: modules.plain,
       files: sortedFiles.map((f) => f.plain),
       requirements: resolution.requirements,
       sources: plainSources,

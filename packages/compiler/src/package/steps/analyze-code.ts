@@ -30,11 +30,35 @@ export class RoutineCodeCache {
     { routine: RoutineSource; key: string; log: readonly (Answer | RecordedAnswer)[]; result: CodeRoutineResult; body?: CheckedCodeBody }
   >();
   readonly #live = new Sweeper();
+  /** Each routine's input and cache key, computed once per source result. */
+  readonly #inputs = new WeakMap<RoutineSource, { manifestDir: string; input: CodeRoutineInput | undefined }>();
+  readonly #keys = new WeakMap<CodeRoutineInput, { packageRoot: string; key: string }>();
+  /** The last whole analysis per manifest, with what it was made of. */
+  readonly #last = new Map<string, { analyzed: readonly { routine: RoutineSource; result: CodeRoutineResult }[]; analysis: CodeAnalysis }>();
+  readonly #lastLive = new Sweeper();
   analyzed = 0;
   reused = 0;
 
+  inputOf(routine: RoutineSource, manifestDir: string): CodeRoutineInput | undefined {
+    let known = this.#inputs.get(routine);
+    if (known === undefined || known.manifestDir !== manifestDir) this.#inputs.set(routine, (known = { manifestDir, input: codeInput(routine, manifestDir) }));
+    return known.input;
+  }
+
+  last(manifestFile: string): { analyzed: readonly { routine: RoutineSource; result: CodeRoutineResult }[]; analysis: CodeAnalysis } | undefined {
+    this.#lastLive.use(manifestFile);
+    return this.#last.get(manifestFile);
+  }
+
+  keepLast(manifestFile: string, analyzed: readonly { routine: RoutineSource; result: CodeRoutineResult }[], analysis: CodeAnalysis): void {
+    this.#last.set(manifestFile, { analyzed, analysis });
+  }
+
   analyze(routine: RoutineSource, input: CodeRoutineInput, ctx: CodeContext): CodeRoutineResult {
-    const key = cacheKey(input, ctx);
+    let keyed = this.#keys.get(input);
+    if (keyed === undefined || keyed.packageRoot !== ctx.packageRoot)
+      this.#keys.set(input, (keyed = { packageRoot: ctx.packageRoot, key: cacheKey(input, ctx) }));
+    const key = keyed.key;
     this.#live.use(routine.file);
     const known = this.#entries.get(routine.file);
     if (known && known.routine === routine && known.key === key && sameAnswers(known.log, ctx.host)) {
@@ -67,6 +91,7 @@ export class RoutineCodeCache {
 
   sweep(root: string): void {
     this.#live.sweep(root, this.#entries);
+    this.#lastLive.sweep(root, this.#last);
   }
 }
 
@@ -105,10 +130,22 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
   const files: string[] = [];
   const sizes: { path: string; size: number }[] = [];
   const seenDiagnostics = new Set<string>();
+  const analyzed: { routine: RoutineSource; result: CodeRoutineResult }[] = [];
   for (const routine of routines) {
-    const input = codeInput(routine, manifest.dir);
+    const input = cache ? cache.inputOf(routine, manifest.dir) : codeInput(routine, manifest.dir);
     if (input === undefined) continue;
-    const result = cache ? cache.analyze(routine, input, ctx) : analyzeCodeRoutine(input, ctx);
+    analyzed.push({ routine, result: cache ? cache.analyze(routine, input, ctx) : analyzeCodeRoutine(input, ctx) });
+  }
+  // Every routine's analysis the same as last build's: so is the whole (the account, the modules).
+  const last = cache?.last(manifest.file);
+  if (
+    last !== undefined &&
+    last.analyzed.length === analyzed.length &&
+    last.analyzed.every((a, i) => a.routine === analyzed[i]!.routine && a.result === analyzed[i]!.result)
+  ) {
+    return { ...last.analysis, diagnostics: last.analysis.diagnostics.map((d) => ({ ...d })) };
+  }
+  for (const { routine, result } of analyzed) {
     results.set(routine.name!, result);
     // A supporting module's problems reach every routine that imports it: report them once.
     for (const d of result.diagnostics) {
@@ -134,7 +171,9 @@ export function analyzeCode(routines: readonly RoutineSource[], manifest: Manife
     });
     diagnostics.push(...r.diagnostics);
   }
-  return { routines: results, modules, account, diagnostics, files };
+  const analysis = { routines: results, modules, account, diagnostics, files };
+  cache?.keepLast(manifest.file, analyzed, { ...analysis, diagnostics: diagnostics.map((d) => ({ ...d })) });
+  return analysis;
 }
 
 function declaredTools(routine: RoutineSource): string[] {
