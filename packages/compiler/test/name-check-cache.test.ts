@@ -16,13 +16,21 @@ describe('NameCheckCache (SRC-9 across rebuilds)', () => {
     const cache = new NameCheckCache();
     const a = routine('/pkg/a.md', 'a');
     const b = routine('/pkg/b.md', 'b');
-    expect(cache.check(MANIFEST, [a, b])).toEqual({ diagnostics: [], unique: [a, b] });
+    const first = cache.check(MANIFEST, [a, b]);
+    expect(first.diagnostics).toEqual([]);
+    expect(first.unique).toEqual([a, b]);
+    expect([...first.byName]).toEqual([
+      ['a', a],
+      ['b', b],
+    ]);
     // b's body changed: a new object with the same name and file.
     const b2 = routine('/pkg/b.md', 'b', 'Say goodbye.');
     const again = cache.check(MANIFEST, [a, b2]);
     expect(again.diagnostics).toEqual([]);
     expect(again.unique).toEqual([a, b2]);
     expect(again.unique[1]).toBe(b2);
+    expect(again.byName.get('b')).toBe(b2);
+    expect([...again.byName.keys()]).toEqual(['a', 'b']);
   });
 
   it('sees a rename that makes a duplicate, and a file name that stops matching', () => {
@@ -33,9 +41,12 @@ describe('NameCheckCache (SRC-9 across rebuilds)', () => {
     const duplicate = cache.check(MANIFEST, [a, routine('/pkg/b.md', 'a')]);
     expect(duplicate.diagnostics.map((d) => d.code).sort()).toEqual(['BP1090', 'BP1091']);
     expect(duplicate.unique).toEqual([a]);
+    expect([...duplicate.byName]).toEqual([['a', a]]);
     // Fixed again: the answer goes back to none, and the one after that is reused.
     const b3 = routine('/pkg/b.md', 'b');
-    expect(cache.check(MANIFEST, [a, b3])).toEqual({ diagnostics: [], unique: [a, b3] });
+    const fixed = cache.check(MANIFEST, [a, b3]);
+    expect(fixed.diagnostics).toEqual([]);
+    expect(fixed.byName.get('b')).toBe(b3);
     expect(cache.check(MANIFEST, [a, routine('/pkg/c.md', 'b')]).diagnostics.map((d) => d.code)).toEqual(['BP1091']);
   });
 

@@ -122,7 +122,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     diagnostics.push(...imports.diagnostics);
 
     const table: NameTable = {
-      sources: new Map(unique.map((r) => [r.name!, r])),
+      sources: named.byName,
       imports: new Map(imports.imports.map((i): [string, ImportAlias] => [i.alias.alias, i.alias])),
       externals: new Set([...manifest.requires.map((r) => r.name), ...(options.catalog?.tools ?? []).map((t) => t.name)]),
       unparsed,

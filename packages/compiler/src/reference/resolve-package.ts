@@ -160,7 +160,11 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
     ? memo.byName(input.manifest.file, input.routines)
     : (input.routines.filter((r) => r.name !== undefined) as Named[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const previous = memo?.state(input.manifest.file);
-  const state = previous !== undefined && memo !== undefined && reusable(previous, routines, input, memo) ? previous : fresh(ctx);
+  const differing = previous === undefined ? undefined : differingRoutines(previous, routines);
+  const state =
+    previous !== undefined && memo !== undefined && differing !== undefined && reusable(previous, differing, routines.length, input, memo)
+      ? previous
+      : fresh(ctx);
   state.table = input.table;
   state.catalogGiven = input.catalogGiven;
 
@@ -168,7 +172,7 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
   const changed: Named[] = [];
   /** What each changed routine contributed before, for the summary's reuse. */
   const before = new Map<string, { unit: Unit | undefined; expansion: Diagnostic[] | undefined }>();
-  for (const routine of routines) {
+  for (const routine of state === previous ? differing! : routines) {
     const unit = state.units.get(routine.name);
     if (unit?.routine === routine) continue;
     changed.push(routine);
@@ -288,14 +292,26 @@ function fresh(ctx: ResolveContext): State {
   return state;
 }
 
-/** Whether `previous` may be kept: the same names, imports and externals, and every changed routine observed by no other. */
-function reusable(previous: State, routines: readonly Named[], input: PackageInput, memo: ResolutionMemo): boolean {
-  if (previous.orderDependent || previous.catalogGiven !== input.catalogGiven || previous.units.size !== routines.length) return false;
-  if (!sameImports(previous.table, input.table)) return false;
+/** The routines whose unit in `previous` was made from another source result; undefined when one has none. */
+function differingRoutines(previous: State, routines: readonly Named[]): Named[] | undefined {
+  const differing: Named[] = [];
   for (const routine of routines) {
     const unit = previous.units.get(routine.name);
-    if (unit === undefined) return false;
-    if (unit.routine === routine) continue;
+    if (unit === undefined) return undefined;
+    if (unit.routine !== routine) differing.push(routine);
+  }
+  return differing;
+}
+
+/**
+ * Whether `previous` may be kept: the same names (every routine has a unit, and as many), imports
+ * and externals, and every changed routine (`differing`) observed by no other.
+ */
+function reusable(previous: State, differing: readonly Named[], count: number, input: PackageInput, memo: ResolutionMemo): boolean {
+  if (previous.orderDependent || previous.catalogGiven !== input.catalogGiven || previous.units.size !== count) return false;
+  if (!sameImports(previous.table, input.table)) return false;
+  for (const routine of differing) {
+    const unit = previous.units.get(routine.name)!;
     if (routine.kind === 'instructions' || memo.signature(unit.routine) !== memo.signature(routine)) return false;
   }
   return true;

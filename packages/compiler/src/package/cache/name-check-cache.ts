@@ -8,6 +8,8 @@ interface NameCheck {
   diagnostics: Diagnostic[];
   /** The named routines, the first of each name, in the order given. */
   unique: RoutineSource[];
+  /** The same by name: one map per manifest, brought up to date on a rebuild (not to be kept across builds). */
+  byName: ReadonlyMap<string, RoutineSource>;
 }
 
 /**
@@ -16,20 +18,23 @@ interface NameCheck {
  * the same files, in the same order, has the same (empty) answer without a table of names.
  */
 export class NameCheckCache {
-  readonly #last = new Map<string, { routines: readonly RoutineSource[]; check: NameCheck }>();
+  readonly #last = new Map<string, { routines: readonly RoutineSource[]; check: NameCheck & { byName: Map<string, RoutineSource> } }>();
   readonly #live = new Sweeper();
 
   check(manifestFile: string, routines: readonly RoutineSource[]): NameCheck {
     this.#live.use(manifestFile);
     const last = this.#last.get(manifestFile);
     if (last !== undefined && last.check.diagnostics.length === 0 && last.check.unique.length === routines.length && sameNames(last.routines, routines)) {
+      const byName = last.check.byName;
+      for (let i = 0; i < routines.length; i++) if (routines[i] !== last.routines[i]) byName.set(routines[i]!.name!, routines[i]!);
       this.#last.set(manifestFile, { routines, check: last.check });
-      return { diagnostics: [], unique: [...routines] };
+      return { diagnostics: [], unique: [...routines], byName };
     }
-    const check = { diagnostics: checkNames(routines), unique: uniqueByName(routines) };
+    const unique = uniqueByName(routines);
+    const check = { diagnostics: checkNames(routines), unique, byName: new Map(unique.map((r) => [r.name!, r])) };
     this.#last.set(manifestFile, { routines, check });
     // Copies: a caller may rewrite a diagnostic (relative paths).
-    return { diagnostics: check.diagnostics.map((d) => ({ ...d })), unique: [...check.unique] };
+    return { diagnostics: check.diagnostics.map((d) => ({ ...d })), unique: [...unique], byName: check.byName };
   }
 
   sweep(root: string): void {
