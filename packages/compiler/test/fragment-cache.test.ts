@@ -31,6 +31,23 @@ describe('FragmentCache', () => {
     expect(cache.memo('source', 'a', [], make)).toBe(4);
   });
 
+  it('keeps an entry a build found unchanged itself (keep) through the sweep, and the last ordered list per scope', () => {
+    const cache = new FragmentCache();
+    let made = 0;
+    const make = () => ++made;
+    cache.memo('source', 'a', [], make);
+    cache.memo('source', 'b', [], make);
+    cache.sweep('/one');
+    // The next build walks its last list itself: `a` is kept without a memo lookup, `b` is not used.
+    cache.keep('source', 'a');
+    cache.keepEntries('/one', [[1], [2]], ['x', 'y']);
+    cache.sweep('/one');
+    expect(cache.memo('source', 'a', [], make)).toBe(1);
+    expect(cache.memo('source', 'b', [], make)).toBe(3);
+    expect(cache.lastEntries('/one')).toEqual({ inputs: [[1], [2]], entries: ['x', 'y'] });
+    expect(cache.lastEntries('/two')).toBeUndefined();
+  });
+
   it('sorts by key, reusing the order found for the same keys in the same sequence', () => {
     const cache = new FragmentCache();
     const names = (items: { name: string }[]) => items.map((i) => i.name);

@@ -62,13 +62,41 @@ export function assembleContent(
   const sources: Record<string, unknown> = {};
   const plainSources: Record<string, unknown> = {};
   const summaryRoutines: PackageSummary['routines'] = {};
-  for (const routine of cache.sorted(`routines\0${manifest.dir}`, input.routines, (r) => r.name!)) {
+  const sortedRoutines = cache.sorted(`routines\0${manifest.dir}`, input.routines, (r) => r.name!);
+  // The last build's entries in the same order: an entry whose inputs are all the same objects
+  // is taken from there, without a lookup by file.
+  const last = cache.lastEntries(manifest.dir);
+  const entries: RoutineEntry[] = [];
+  const inputs: (readonly unknown[])[] = [];
+  for (let i = 0; i < sortedRoutines.length; i++) {
+    const routine = sortedRoutines[i]!;
     const name = routine.name!;
     const resolved = resolution.routines.get(name);
     const exported = publicNames.has(name);
     const analysis = input.code.routines.get(name);
+    const before = last?.inputs[i];
+    if (
+      before !== undefined &&
+      before[0] === routine &&
+      before[1] === resolved &&
+      before[2] === exported &&
+      before[3] === analysis &&
+      before[4] === manifest.dir
+    ) {
+      const entry = last!.entries[i] as RoutineEntry;
+      cache.keep('source', routine.file);
+      cache.keep('file', entry.file.plain.path);
+      inputs.push(before);
+      entries.push(entry);
+      files.push(entry.file);
+      sources[name] = entry.raw;
+      plainSources[name] = entry.record;
+      summaryRoutines[name] = entry.summary;
+      continue;
+    }
+    const memoInputs = [routine, resolved, exported, analysis, manifest.dir];
     // Everything one routine contributes, rebuilt only when one of its inputs is a new object.
-    const entry = cache.memo('source', routine.file, [routine, resolved, exported, analysis, manifest.dir], () => {
+    const entry: RoutineEntry = cache.memo('source', routine.file, memoInputs, () => {
       const path = rel(routine.file);
       const record = routineEntry(routine, path, resolved, exported, analysis, rel);
       const summary: PackageSummary['routines'][string] = {
@@ -82,11 +110,14 @@ export function assembleContent(
       if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
       return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
     });
+    inputs.push(memoInputs);
+    entries.push(entry);
     files.push(entry.file);
     sources[name] = entry.raw;
     plainSources[name] = entry.record;
     summaryRoutines[name] = entry.summary;
   }
+  cache.keepEntries(manifest.dir, inputs, entries);
   const sortedModules = sortedBy([...input.code.modules.values()], (m) => m.relPath);
   for (const m of sortedModules) files.push(file(m.relPath, m.text, 'text/javascript'));
   const modules = cache.memo('modules', manifest.dir, [input.code.modules], () => {
@@ -168,6 +199,13 @@ function sortedBy<T>(items: readonly T[], key: (item: T) => string): readonly T[
     if (key(items[i - 1]!) > key(items[i]!)) return [...items].sort((a, b) => (key(a) < key(b) ? -1 : 1));
   }
   return items;
+}
+
+interface RoutineEntry {
+  record: Record<string, unknown>;
+  raw: RawJson;
+  summary: PackageSummary['routines'][string];
+  file: FileEntry;
 }
 
 interface FileEntry {

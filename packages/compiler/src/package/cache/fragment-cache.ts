@@ -16,6 +16,7 @@ export class FragmentCache {
   /** Entries by kind, then by key: the keys are the files' own strings, never built again per build. */
   private readonly kinds = new Map<string, { entries: Map<string, Memo>; live: Sweeper }>();
   private readonly orders = new Map<string, { keys: readonly string[]; order: readonly number[] }>();
+  private readonly lists = new Map<string, { inputs: readonly (readonly unknown[])[]; entries: readonly unknown[] }>();
   serialized = 0;
   reused = 0;
 
@@ -33,6 +34,21 @@ export class FragmentCache {
     const value = make();
     cached.entries.set(key, { inputs, value });
     return value;
+  }
+
+  /** Marks the entry of `kind` and `key` as used by this build, as `memo` does, when a caller found it unchanged itself. */
+  keep(kind: string, key: string): void {
+    this.kinds.get(kind)?.live.use(key);
+    this.reused++;
+  }
+
+  /** One ordered list of entries per scope with the inputs each was made from, for the next build's walk in the same order. */
+  lastEntries(scope: string): { inputs: readonly (readonly unknown[])[]; entries: readonly unknown[] } | undefined {
+    return this.lists.get(scope);
+  }
+
+  keepEntries(scope: string, inputs: readonly (readonly unknown[])[], entries: readonly unknown[]): void {
+    this.lists.set(scope, { inputs, entries });
   }
 
   /**
