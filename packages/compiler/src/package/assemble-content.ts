@@ -68,6 +68,14 @@ export function assembleContent(
   const last = cache.lastEntries(manifest.dir);
   const entries: RoutineEntry[] = [];
   const inputs: (readonly unknown[])[] = [];
+  const add = (name: string, made: readonly unknown[], entry: RoutineEntry) => {
+    inputs.push(made);
+    entries.push(entry);
+    files.push(entry.file);
+    sources[name] = entry.raw;
+    plainSources[name] = entry.record;
+    summaryRoutines[name] = entry.summary;
+  };
   for (let i = 0; i < sortedRoutines.length; i++) {
     const routine = sortedRoutines[i]!;
     const name = routine.name!;
@@ -86,12 +94,7 @@ export function assembleContent(
       const entry = last!.entries[i] as RoutineEntry;
       cache.keep('source', routine.file);
       cache.keep('file', entry.file.plain.path);
-      inputs.push(before);
-      entries.push(entry);
-      files.push(entry.file);
-      sources[name] = entry.raw;
-      plainSources[name] = entry.record;
-      summaryRoutines[name] = entry.summary;
+      add(name, before, entry);
       continue;
     }
     const memoInputs = [routine, resolved, exported, analysis, manifest.dir];
@@ -110,12 +113,7 @@ export function assembleContent(
       if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
       return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
     });
-    inputs.push(memoInputs);
-    entries.push(entry);
-    files.push(entry.file);
-    sources[name] = entry.raw;
-    plainSources[name] = entry.record;
-    summaryRoutines[name] = entry.summary;
+    add(name, memoInputs, entry);
   }
   cache.keepEntries(manifest.dir, inputs, entries);
   const sortedModules = sortedBy([...input.code.modules.values()], (m) => m.relPath);
