@@ -31,6 +31,18 @@ describe('FragmentCache', () => {
     expect(cache.memo('source', 'a', [], make)).toBe(4);
   });
 
+  it('keeps a fragment for the same object, and for a new object with the same canonical text', () => {
+    const cache = new FragmentCache();
+    const list = { tools: ['a', 'b'] };
+    const first = cache.fragment('requirements', '/pkg', list);
+    expect(first.text).toBe('{"tools":["a","b"]}');
+    expect(cache.fragment('requirements', '/pkg', list)).toBe(first);
+    expect(cache.fragment('requirements', '/pkg', { tools: ['a', 'b'] })).toBe(first);
+    const changed = cache.fragment('requirements', '/pkg', { tools: ['a'] });
+    expect(changed.text).toBe('{"tools":["a"]}');
+    expect([cache.serialized, cache.reused]).toEqual([2, 2]);
+  });
+
   it('keeps an entry a build found unchanged itself (keep) through the sweep, and the last ordered list per scope', () => {
     const cache = new FragmentCache();
     let made = 0;
@@ -39,7 +51,7 @@ describe('FragmentCache', () => {
     cache.memo('source', 'b', [], make);
     cache.sweep('/one');
     // The next build walks its last list itself: `a` is kept without a memo lookup, `b` is not used.
-    cache.keep('source', 'a');
+    cache.keep('source', 'a', true);
     cache.keepEntries('/one', [[1], [2]], ['x', 'y']);
     cache.sweep('/one');
     expect(cache.memo('source', 'a', [], make)).toBe(1);

@@ -92,8 +92,9 @@ export function assembleContent(
       before[4] === manifest.dir
     ) {
       const entry = last!.entries[i] as RoutineEntry;
-      cache.keep('source', routine.file);
-      cache.keep('file', entry.file.plain.path);
+      cache.keep('source', routine.file, true);
+      // Made inside the source entry's memo, which a reuse does not ask for again.
+      cache.keep('file', entry.file.plain.path, false);
       add(name, before, entry);
       continue;
     }
@@ -142,7 +143,7 @@ export function assembleContent(
 
   // Package-wide lists (the requirements hold every model routine's selection) serialized again
   // only when resolution gives new ones; a rebuild that changed none keeps their bytes.
-  const fragment = (kind: string, value: unknown) => cache.memo(kind, manifest.dir, [value], () => fragmentOf(value));
+  const fragment = (kind: string, value: unknown) => cache.fragment(kind, manifest.dir, value);
   const content: Record<string, unknown> = {
     agents,
     code: fragment('code', input.code.account),

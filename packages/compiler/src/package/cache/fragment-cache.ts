@@ -22,9 +22,7 @@ export class FragmentCache {
 
   /** `make()`, or what it returned for the same `kind` and `key` when every input is identical (`===`). */
   memo<T>(kind: string, key: string, inputs: readonly unknown[], make: () => T): T {
-    let cached = this.kinds.get(kind);
-    if (cached === undefined) this.kinds.set(kind, (cached = { entries: new Map(), live: new Sweeper() }));
-    cached.live.use(key);
+    const cached = this.#used(kind, key);
     const known = cached.entries.get(key);
     if (known !== undefined && sameInputs(known.inputs, inputs)) {
       this.reused++;
@@ -36,10 +34,42 @@ export class FragmentCache {
     return value;
   }
 
-  /** Marks the entry of `kind` and `key` as used by this build, as `memo` does, when a caller found it unchanged itself. */
-  keep(kind: string, key: string): void {
+  /**
+   * `value`'s fragment, kept while `value` is the same object; a new object with the same
+   * canonical text keeps the fragment too (its bytes, and the joined runs around it, stay
+   * the same objects), so only a change of content counts as serialized.
+   */
+  fragment(kind: string, key: string, value: unknown): RawJson {
+    const cached = this.#used(kind, key);
+    const known = cached.entries.get(key);
+    if (known !== undefined && known.inputs[0] === value) {
+      this.reused++;
+      return known.value as RawJson;
+    }
+    const made = fragmentOf(value);
+    const same = known !== undefined && (known.value as RawJson).text === made.text;
+    if (same) this.reused++;
+    else this.serialized++;
+    const fragment = same ? (known.value as RawJson) : made;
+    cached.entries.set(key, { inputs: [value], value: fragment });
+    return fragment;
+  }
+
+  /** The entries of `kind`, with `key` marked as used by this build. */
+  #used(kind: string, key: string): { entries: Map<string, Memo>; live: Sweeper } {
+    let cached = this.kinds.get(kind);
+    if (cached === undefined) this.kinds.set(kind, (cached = { entries: new Map(), live: new Sweeper() }));
+    cached.live.use(key);
+    return cached;
+  }
+
+  /**
+   * Marks the entry of `kind` and `key` as used by this build, as `memo` does, when a caller found
+   * it unchanged itself; `counted` when it stands for a `memo` call that would have been a reuse.
+   */
+  keep(kind: string, key: string, counted: boolean): void {
     this.kinds.get(kind)?.live.use(key);
-    this.reused++;
+    if (counted) this.reused++;
   }
 
   /** One ordered list of entries per scope with the inputs each was made from, for the next build's walk in the same order. */

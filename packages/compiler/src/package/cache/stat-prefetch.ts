@@ -108,6 +108,9 @@ export class StatPrefetch {
     const usable = h != null && Atomics.load(h.ctl, READY) === 1;
     if (usable) {
       if (h.owner !== this) {
+        // New buffers whenever the helper takes this list up again: a stat it took for an earlier
+        // generation and writes late lands in the old ones, never over a newer answer.
+        this.#fresh(this.#paths);
         h.port.postMessage({ paths: this.#paths, res: this.#res.buffer, done: this.#done.buffer });
         h.owner = this;
       }
