@@ -1,15 +1,17 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode, Scalar } from 'yaml';
+import type { Node as YamlNode, Scalar } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq } from './load-yaml.js';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 import { MAX_YAML_DEPTH } from './yaml-depth.js';
 import type { YEntry, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
-const SCALAR_STYLES: Record<string, ScalarStyle> = {
-  [Scalar.PLAIN]: 'plain',
-  [Scalar.QUOTE_SINGLE]: 'single',
-  [Scalar.QUOTE_DOUBLE]: 'double',
-  [Scalar.BLOCK_LITERAL]: 'literal',
-  [Scalar.BLOCK_FOLDED]: 'folded',
+// Scalar.Type's values (yaml's `Scalar.PLAIN` and so on), written out so yaml loads only when used.
+const SCALAR_STYLES: Record<Scalar.Type, ScalarStyle> = {
+  PLAIN: 'plain',
+  QUOTE_SINGLE: 'single',
+  QUOTE_DOUBLE: 'double',
+  BLOCK_LITERAL: 'literal',
+  BLOCK_FOLDED: 'folded',
 };
 
 /** Ends a conversion whose depth was reported: like a syntax error, a tree cut short is not checked. */
@@ -90,7 +92,7 @@ export class Converter {
             ? { kind: 'scalar', span: this.emptyValueSpan(keySpan), value: null, style: 'plain', ref: false, empty: true }
             : this.convert(valueNode, indent, depth + 1);
         const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
-        if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
+        if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === 'PLAIN') {
           this.reporter.report('BP1013', keySpan, 'Unexpected merge key `<<`, expected the fields written out', {
             hint: 'merge keys are not part of YAML 1.2; repeat the fields',
           });
@@ -121,7 +123,7 @@ export class Converter {
   }
 
   private scalar(node: Scalar, span: Span, ref: boolean): YScalar {
-    const style = SCALAR_STYLES[node.type ?? Scalar.PLAIN] ?? 'plain';
+    const style = SCALAR_STYLES[node.type ?? 'PLAIN'] ?? 'plain';
     let value = node.value;
     if (typeof value === 'number' && !Number.isFinite(value)) {
       this.reporter.report('BP1016', span, `Unexpected \`${node.source ?? String(value)}\`, expected a value JSON can hold`, {

@@ -1,12 +1,7 @@
-import { CST, isScalar, Schema, type ScalarTag } from 'yaml';
+import { coreScalar } from './core-scalars.js';
+import { yaml } from './load-yaml.js';
 import type { Span } from '../diagnostics/reporter.js';
 import type { YEntry, YMap, YNode, YScalar, YSeq } from './yaml-tree.js';
-
-/**
- * The plain-scalar resolvers of yaml's own core schema (null, bool, int, float), tried in the
- * order its Composer tries them, so a plain value resolves here exactly as it does there.
- */
-const CORE_SCALARS = new Schema({ schema: 'core' }).tags.filter((tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined);
 
 /** Characters that make the whole text a case for yaml: control characters, BOMs, tabs, non-ASCII line breaks. */
 const UNUSUAL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
@@ -286,7 +281,7 @@ class LineReader {
       lineStart = lineEnd + 1;
     }
     if (first) decline();
-    const resolved = CST.resolveAsScalar(
+    const resolved = yaml().CST.resolveAsScalar(
       {
         type: 'block-scalar',
         offset: at,
@@ -361,14 +356,8 @@ function resolvePlain(source: string): YScalar['value'] {
   const c = source.charCodeAt(0);
   // Only these can start a null, bool or number (`~`, digits, `+-.`, n/N, t/T, f/F).
   if (!(c === 0x7e || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || 'nNtTfF'.includes(source[0]!))) return source;
-  for (const tag of CORE_SCALARS) {
-    if (!tag.test!.test(source)) continue;
-    const resolved = tag.resolve(source, decline, {});
-    // Some resolvers (bool) hand back a Scalar node to keep the source's spelling.
-    const value = isScalar(resolved) ? resolved.value : resolved;
-    if (typeof value === 'number' && !Number.isFinite(value)) decline();
-    if (typeof value === 'bigint') return Number(value);
-    return value as YScalar['value'];
-  }
-  return source;
+  const value = coreScalar(source);
+  if (value === undefined) return source;
+  if (typeof value === 'number' && !Number.isFinite(value)) decline();
+  return value;
 }

@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { yaml as loadYaml } from './load-yaml.js';
 import type { Reporter } from '../diagnostics/reporter.js';
 import { Converter, TooDeep } from './convert-yaml.js';
 import { fastFrontmatter } from './fast-frontmatter.js';
@@ -36,7 +36,7 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
 export function composedFrontmatter(yaml: string, offset: number, reporter: Reporter, refuseLoneSurrogates: boolean): YNode | undefined {
   let doc;
   try {
-    doc = parseDocument(yaml, {
+    doc = loadYaml().parseDocument(yaml, {
       version: '1.2',
       schema: 'core',
       uniqueKeys: false,
