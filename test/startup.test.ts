@@ -20,12 +20,12 @@ beforeAll(() => {
 afterAll(() => cleanup(dir));
 
 let runs = 0;
-/** Runs node with `args` (from the repository root) and returns what it loaded and printed. */
+/** Runs node with `args` (in the temporary folder: a cached build writes its cache there) and returns what it loaded and printed. */
 function loaded(args: string[]): { modules: string[]; status: number | null; out: string } {
   const log = path.join(dir, `modules-${++runs}.log`);
   writeFileSync(log, '');
   const result = spawnSync(process.execPath, ['--import', path.join(ROOT, 'test/support/module-log.mjs'), ...args], {
-    cwd: ROOT,
+    cwd: dir,
     env: { ...process.env, BERRYPACK_MODULE_LOG: log, NO_COLOR: '1' },
     encoding: 'utf8',
     timeout: 120_000,
@@ -42,6 +42,21 @@ describe('start-up of a build', () => {
     expect(run.status, run.out).toBe(0);
     expect(run.modules.some((m) => m.includes('/packages/compiler/dist/'))).toBe(true);
     expect(yamlFiles(run.modules)).toEqual([]);
+  });
+
+  it('loads neither the persistent cache, the report, the watcher nor the early worker for a clean --no-cache build', () => {
+    const run = loaded([BIN, 'build', path.join(pkg, 'plugin.json'), '--out-dir', path.join(dir, 'out-lean'), '--no-cache']);
+    expect(run.status, run.out).toBe(0);
+    const cli = run.modules
+      .filter((m) => m.includes('/packages/cli/dist/'))
+      .map((m) => m.slice(m.indexOf('/packages/cli/dist/') + '/packages/cli/dist/'.length));
+    expect(cli).toContain('commands/build.js');
+    expect(cli.filter((m) => /^(build-cache|early-build|output\/|watch\/)/.test(m))).toEqual([]);
+    // Each loads when its run needs it: the cache by default, the report for --json.
+    const json = loaded([BIN, 'build', path.join(pkg, 'plugin.json'), '--out-dir', path.join(dir, 'out-json'), '--json']);
+    expect(json.status, json.out).toBe(0);
+    expect(JSON.parse(json.out.slice(json.out.indexOf('{'))).ok).toBe(true);
+    expect(json.modules.filter((m) => /\/packages\/cli\/dist\/(build-cache|output\/report)\.js$/.test(m))).toHaveLength(2);
   });
 
   it('loads yaml once a frontmatter needs it (a folded block scalar), and builds', () => {
