@@ -229,6 +229,9 @@ const BUNDLERS = [
   ['rollup-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-js', s.js.entry, path.join(s.dir, 'out/rollup-js')]],
   ['webpack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-plugin', s.entry, path.join(s.dir, 'out/webpack-plugin')]],
   ['rspack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-plugin', s.entry, path.join(s.dir, 'out/rspack-plugin')]],
+  // What webpack and Rspack cost by themselves: the same build with a do-nothing plugin.
+  ['webpack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-floor', s.entry, path.join(s.dir, 'out/webpack-floor')]],
+  ['rspack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-floor', s.entry, path.join(s.dir, 'out/rspack-floor')]],
 ];
 const PLUGINS = ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'webpack-plugin', 'rspack-plugin'];
 /** Each host's watcher with @berrypack's plugin, and its floor: the same watcher with a do-nothing plugin registering the same paths. */
@@ -440,6 +443,8 @@ for (const n of needsPackages ? options.ns : []) {
       'rollup-js': 'plain Rollup on the package JS (no plugin)',
       'webpack-plugin': 'webpack + @berrypack/webpack',
       'rspack-plugin': 'Rspack + @berrypack/webpack',
+      'webpack-floor': 'webpack + a do-nothing plugin (the host alone, no berrypack)',
+      'rspack-floor': 'Rspack + a do-nothing plugin (the host alone, no berrypack)',
     };
     for (const [name, label] of Object.entries(labels)) {
       const values = runsOf(`cold.${name}.${n}`);
