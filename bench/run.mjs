@@ -244,6 +244,9 @@ const BUNDLERS = [
   ['rollup-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-js', s.js.entry, path.join(s.dir, 'out/rollup-js')]],
   ['webpack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-plugin', s.entry, path.join(s.dir, 'out/webpack-plugin')]],
   ['rspack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-plugin', s.entry, path.join(s.dir, 'out/rspack-plugin')]],
+  // What webpack and Rspack cost by themselves: the same build with a do-nothing plugin.
+  ['webpack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-floor', s.entry, path.join(s.dir, 'out/webpack-floor')]],
+  ['rspack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-floor', s.entry, path.join(s.dir, 'out/rspack-floor')]],
 ];
 const PLUGINS = ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'webpack-plugin', 'rspack-plugin'];
 /** Each host's watcher with @berrypack's plugin, and its floor: the same watcher with a do-nothing plugin registering the same paths. */
@@ -260,6 +263,7 @@ const WATCH = [
   'esbuild-plugin',
   'esbuild-floor',
   ...HOST_WATCHERS.flatMap(([mode, floorMode]) => [mode, floorMode]),
+  'vite-floor-asset',
 ];
 
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
@@ -455,6 +459,8 @@ for (const n of needsPackages ? options.ns : []) {
       'rollup-js': 'plain Rollup on the package JS (no plugin)',
       'webpack-plugin': 'webpack + @berrypack/webpack',
       'rspack-plugin': 'Rspack + @berrypack/webpack',
+      'webpack-floor': 'webpack + a do-nothing plugin (the host alone, no berrypack)',
+      'rspack-floor': 'Rspack + a do-nothing plugin (the host alone, no berrypack)',
     };
     for (const [name, label] of Object.entries(labels)) {
       const values = runsOf(`cold.${name}.${n}`);
@@ -561,6 +567,40 @@ for (const n of needsPackages ? options.ns : []) {
           { against: 'cold `berrypack build` (same run)', ratios: ratios(mine, cli), suffix: '-vs-cold', percent: true },
         ]);
         figure('watch', `${floorMode}-${kind}`, `  ${hostName} floor: do-nothing plugin registering the same paths, ${what}`, n, 'ms', pooled(floorMode, kind));
+        if (floorMode === 'vite-floor') {
+          figure(
+            'watch',
+            `vite-floor-asset-${kind}`,
+            `  Vite build watch floor, also emitting an asset of the bundle's size under a new name, ${what}`,
+            n,
+            'ms',
+            pooled('vite-floor-asset', kind),
+            [{ against: 'Vite build watch floor (same run)', ratios: ratios(perRun('vite-floor-asset', kind), perRun(floorMode, kind)) }],
+          );
+        }
+      }
+    }
+    // The adapter's share: each plugin rebuild minus the same edit rebuilt by a second compiler in
+    // the same process (bench/workers/watch.mjs), beside the time spent in the plugin's own hooks.
+    const adapters = {
+      'esbuild-plugin': 'esbuild + plugin',
+      'rollup-watch': 'rollup.watch + plugin',
+      'vite-watch': 'Vite build watch + plugin',
+    };
+    for (const [mode, label] of Object.entries(adapters)) {
+      for (const [kind, what] of kinds) {
+        const shares = w(mode).flatMap((r) => (r?.extra.compilerMs ? r[kind].map((ms, i) => ms - r.extra.compilerMs[kind][i]) : []));
+        const extra = (key) => w(mode).flatMap((r) => r?.extra[key]?.[kind] ?? []);
+        figure('watch', `${mode}-adapter-${kind}`, `  ${label}: rebuild minus the compiler's own rebuild (same process), ${what}`, n, 'ms', shares);
+        figure('watch', `${mode}-hooks-${kind}`, `  ${label}: time in the plugin's hooks (its compiler included), ${what}`, n, 'ms', extra('hookMs'));
+        figure(
+          'watch',
+          `${mode}-compiler-${kind}`,
+          `  ${label}: the same edit rebuilt by a second compiler in that process, ${what}`,
+          n,
+          'ms',
+          extra('compilerMs'),
+        );
       }
     }
     figure(

@@ -1,4 +1,4 @@
-import { yaml as yamlLib } from './load-yaml.js';
+import { yamlModule } from './yaml-module.js';
 
 /**
  * The deepest frontmatter read (the deepest legitimate one, a 64-level schema, is about 130).
@@ -32,10 +32,10 @@ export function lexedNesting(yaml: string): { depth: number; at: number } {
   let content = false;
   let offset = 0;
   let deepest = { depth: 0, at: 0 };
-  const { CST, Lexer } = yamlLib();
-  const controlTokens = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]);
+  const { CST, Lexer } = yamlModule();
+  const control = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]);
   for (const token of new Lexer().lex(yaml)) {
-    if (controlTokens.has(token)) continue;
+    if (control.has(token)) continue;
     const at = offset;
     offset += token.length;
     if (content) {
