@@ -175,10 +175,13 @@ for (const n of needsPackages ? options.ns : []) {
 }
 
 // Start-up: the CLI as the packages run it (tsc output, one module per file) and the same CLI
-// bundled into one file by esbuild (the compiler and runtime inlined, npm dependencies not), to
-// say what bundling would save. The bundle sits in the CLI's dist/ so `../package.json` and the
-// dependencies resolve as they do for the real entry; it is removed at the end.
+// bundled by esbuild (the compiler and runtime inlined, npm dependencies not), to say what
+// bundling would save. Code splitting keeps what the CLI loads lazily (the other commands, the
+// runtime) in chunks a build never loads; without it the one file held every command and a
+// build compiled all of it. The entry sits in the CLI's dist/ so `../package.json` and the
+// dependencies resolve as they do for the real entry; it and its chunks are removed at the end.
 const BUNDLED_CLI = path.join(ROOT, 'packages/cli/dist/.bench-bundled.mjs');
+const BUNDLED_CHUNKS = '.bench-bundled-chunks';
 const NOTEBOOK = path.join(ROOT, 'fixtures/notebook');
 if (wants('cold')) {
   const esbuild = await import('esbuild');
@@ -193,7 +196,19 @@ if (wants('cold')) {
       build.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@berrypack/') ? undefined : { path: args.path, external: true }));
     },
   };
-  await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: BUNDLED_CLI, plugins: [inlineOurs], logLevel: 'silent' });
+  await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    outdir: path.dirname(BUNDLED_CLI),
+    entryNames: path.basename(BUNDLED_CLI, '.mjs'),
+    chunkNames: `${BUNDLED_CHUNKS}/[name]-[hash]`,
+    outExtension: { '.js': '.mjs' },
+    plugins: [inlineOurs],
+    logLevel: 'silent',
+  });
 }
 const STARTUP = [
   ['cli-version', () => [path.join(ROOT, 'packages/cli/bin/berrypack.js'), '--version']],
@@ -229,6 +244,9 @@ const BUNDLERS = [
   ['rollup-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-js', s.js.entry, path.join(s.dir, 'out/rollup-js')]],
   ['webpack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-plugin', s.entry, path.join(s.dir, 'out/webpack-plugin')]],
   ['rspack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-plugin', s.entry, path.join(s.dir, 'out/rspack-plugin')]],
+  // What webpack and Rspack cost by themselves: the same build with a do-nothing plugin.
+  ['webpack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-floor', s.entry, path.join(s.dir, 'out/webpack-floor')]],
+  ['rspack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-floor', s.entry, path.join(s.dir, 'out/rspack-floor')]],
 ];
 const PLUGINS = ['rollup-plugin', 'vite-plugin', 'esbuild-plugin', 'webpack-plugin', 'rspack-plugin'];
 /** Each host's watcher with @berrypack's plugin, and its floor: the same watcher with a do-nothing plugin registering the same paths. */
@@ -245,6 +263,7 @@ const WATCH = [
   'esbuild-plugin',
   'esbuild-floor',
   ...HOST_WATCHERS.flatMap(([mode, floorMode]) => [mode, floorMode]),
+  'vite-floor-asset',
 ];
 
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
@@ -440,6 +459,8 @@ for (const n of needsPackages ? options.ns : []) {
       'rollup-js': 'plain Rollup on the package JS (no plugin)',
       'webpack-plugin': 'webpack + @berrypack/webpack',
       'rspack-plugin': 'Rspack + @berrypack/webpack',
+      'webpack-floor': 'webpack + a do-nothing plugin (the host alone, no berrypack)',
+      'rspack-floor': 'Rspack + a do-nothing plugin (the host alone, no berrypack)',
     };
     for (const [name, label] of Object.entries(labels)) {
       const values = runsOf(`cold.${name}.${n}`);
@@ -546,6 +567,40 @@ for (const n of needsPackages ? options.ns : []) {
           { against: 'cold `berrypack build` (same run)', ratios: ratios(mine, cli), suffix: '-vs-cold', percent: true },
         ]);
         figure('watch', `${floorMode}-${kind}`, `  ${hostName} floor: do-nothing plugin registering the same paths, ${what}`, n, 'ms', pooled(floorMode, kind));
+        if (floorMode === 'vite-floor') {
+          figure(
+            'watch',
+            `vite-floor-asset-${kind}`,
+            `  Vite build watch floor, also emitting an asset of the bundle's size under a new name, ${what}`,
+            n,
+            'ms',
+            pooled('vite-floor-asset', kind),
+            [{ against: 'Vite build watch floor (same run)', ratios: ratios(perRun('vite-floor-asset', kind), perRun(floorMode, kind)) }],
+          );
+        }
+      }
+    }
+    // The adapter's share: each plugin rebuild minus the same edit rebuilt by a second compiler in
+    // the same process (bench/workers/watch.mjs), beside the time spent in the plugin's own hooks.
+    const adapters = {
+      'esbuild-plugin': 'esbuild + plugin',
+      'rollup-watch': 'rollup.watch + plugin',
+      'vite-watch': 'Vite build watch + plugin',
+    };
+    for (const [mode, label] of Object.entries(adapters)) {
+      for (const [kind, what] of kinds) {
+        const shares = w(mode).flatMap((r) => (r?.extra.compilerMs ? r[kind].map((ms, i) => ms - r.extra.compilerMs[kind][i]) : []));
+        const extra = (key) => w(mode).flatMap((r) => r?.extra[key]?.[kind] ?? []);
+        figure('watch', `${mode}-adapter-${kind}`, `  ${label}: rebuild minus the compiler's own rebuild (same process), ${what}`, n, 'ms', shares);
+        figure('watch', `${mode}-hooks-${kind}`, `  ${label}: time in the plugin's hooks (its compiler included), ${what}`, n, 'ms', extra('hookMs'));
+        figure(
+          'watch',
+          `${mode}-compiler-${kind}`,
+          `  ${label}: the same edit rebuilt by a second compiler in that process, ${what}`,
+          n,
+          'ms',
+          extra('compilerMs'),
+        );
       }
     }
     figure(
@@ -595,12 +650,12 @@ if (wants('cold')) {
     { against: '`node -e 0`', ratios: ratios(runsOf('startup.cli-version'), startup) },
   ]);
   figure('cold', 'startup-cli-notebook', 'start-up: `berrypack build fixtures/notebook` (7 routines)', undefined, 'ms', cliNotebook, [
-    { against: 'the same CLI bundled into one file', ratios: ratios(cliNotebook, runsOf('startup.cli-notebook-bundled')) },
+    { against: 'the same CLI bundled (esbuild, code splitting)', ratios: ratios(cliNotebook, runsOf('startup.cli-notebook-bundled')) },
   ]);
   figure(
     'cold',
     'startup-cli-notebook-bundled',
-    '  the same, the CLI bundled into one file (esbuild; npm dependencies outside)',
+    '  the same, the CLI bundled by esbuild (code splitting; npm dependencies outside)',
     undefined,
     'ms',
     runsOf('startup.cli-notebook-bundled'),
@@ -733,6 +788,7 @@ const result = {
 
 if (!options.keep && !options.workDir) rmSync(work, { recursive: true, force: true });
 rmSync(BUNDLED_CLI, { force: true });
+rmSync(path.join(path.dirname(BUNDLED_CLI), BUNDLED_CHUNKS), { recursive: true, force: true });
 
 if (options.jsonOut) writeFileSync(options.jsonOut, JSON.stringify(result, null, 2) + '\n');
 if (options.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');

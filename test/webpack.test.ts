@@ -101,6 +101,21 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     expect(loadBundleFile(path.join(dir, 'out', expected.fileName), { expectedId: expected.id }).ok).toBe(true);
   });
 
+  it('writes the compiler’s bytes when the output names carry content hashes (the host rewrites hashes in assets)', async () => {
+    copyFixture('imports/app', dir);
+    copyFixture('imports/lib', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './app/plugin.json';\n" });
+    const output = { path: path.join(dir, 'out'), filename: '[name].[contenthash].js', library: { type: 'commonjs2' } };
+    const outcome = await build(host, nodeConfig(dir, [berrypack()], { output, optimization: { minimize: false, realContentHash: true } }));
+    expect(outcome.errors).toEqual([]);
+    const expected = createCompiler().build(path.join(dir, 'app/plugin.json')).bundle!;
+    expect(outcome.assets).toContain(expected.fileName);
+    expect(outcome.assets.find((name) => /^main\.[0-9a-f]+\.js$/.test(name))).toBeDefined();
+    // Rspack gets the bundle as its parts (joined in Rust): the file is still exactly the compiler's bytes.
+    expect(readFileSync(path.join(dir, 'out', expected.fileName)).equals(Buffer.from(expected.bytes))).toBe(true);
+    for (const [hex, blob] of expected.blobs) expect(readFileSync(path.join(dir, 'out/blobs/sha256', hex)).equals(Buffer.from(blob))).toBe(true);
+  });
+
   it('reports diagnostics as errors and warnings with file, loc, frame and hint, and emits no bundle', async () => {
     writeFiles(dir, BROKEN);
     // development: webpack emits the chunks of a failed build; the bundle must not be among them.

@@ -3,9 +3,12 @@
 //   node bench/workers/bundle.mjs TOOL ENTRY OUT_DIR
 // TOOL: rollup-plugin | vite-plugin | esbuild-plugin | webpack-plugin | rspack-plugin (ENTRY imports
 //       the package's plugin.json)
+//       webpack-floor | rspack-floor (the same host build with a do-nothing plugin that turns
+//       plugin.json into a one-line module: what the host costs without berrypack)
 //       esbuild-js | rollup-js (ENTRY is the JS mirror's entry.js)
 // Prints one JSON line: {tool, importMs, buildMs, outputs}.
 import path from 'node:path';
+import { webpackFloor } from '../lib/floor-plugins.mjs';
 import { hostCompiler, webpackConfig } from '../lib/webpack-config.mjs';
 
 const [tool, entry, outDir] = process.argv.slice(2);
@@ -61,11 +64,15 @@ switch (tool) {
     break;
   }
   case 'webpack-plugin':
-  case 'rspack-plugin': {
-    const create = await hostCompiler(tool === 'webpack-plugin' ? 'webpack' : 'rspack');
-    const berrypack = await plugin('webpack');
+  case 'rspack-plugin':
+  case 'webpack-floor':
+  case 'rspack-floor': {
+    const create = await hostCompiler(tool.startsWith('webpack') ? 'webpack' : 'rspack');
+    // The floor registers no paths: a cold build watches nothing, and a cacheable module with
+    // 1,021 dependencies would have webpack hash them all in production.
+    const plugins = tool.endsWith('-floor') ? [webpackFloor({ files: [], directories: [] })] : [(await plugin('webpack'))()];
     importMs = performance.now() - t0;
-    const compiler = create(webpackConfig(entry, outDir, [berrypack()], 'production'));
+    const compiler = create(webpackConfig(entry, outDir, plugins, 'production'));
     const stats = await new Promise((resolve, reject) => compiler.run((error, s) => (error ? reject(error) : resolve(s))));
     if (stats.hasErrors()) throw new Error(stats.toString({ all: false, errors: true }));
     outputs = Object.keys(stats.compilation.assets).length;

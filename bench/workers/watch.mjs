@@ -4,7 +4,13 @@
 // MODE: compiler | compiler-listed | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
 //       rspack-watch, and each host's floor: esbuild-floor | rollup-floor | vite-floor |
 //       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
-//       package's files and directories, bench/lib/floor-plugins.mjs).
+//       package's files and directories, bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's
+//       floor that also emits an asset of the bundle's size under a new name each build (what
+//       rolldown itself spends on an asset that large).
+// For the plugins (rollup-watch, vite-watch, esbuild-plugin) `extra` also holds, per edit, the
+// time in the plugin's own hooks (`hookMs`) and a rebuild of the same edit by a second compiler
+// in the same process right after (`compilerMs`, given the edited file as the plugin's watcher
+// gives it, except for esbuild): the adapter's share is the rebuild minus `compilerMs`.
 // PKG_DIR is a private copy of the package (edited in place); ENTRY a module importing its
 // plugin.json (for the plugins); JS_DIR the package's JS mirror (for esbuild-js).
 // Edit kinds: `routine` appends a sentence to the body of a model routine (routines/ns0/model0.md);
@@ -26,6 +32,7 @@ const codeFile = path.join(mode === 'esbuild-js' ? jsDir : pkgDir, 'routines/lib
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const [host, kindOfRun] = mode.split('-');
 const floor = kindOfRun === 'floor';
+const withAsset = mode.endsWith('-asset');
 let counter = 0;
 
 /** A real change: a new sentence in the routine body, or a new exported constant in the module. */
@@ -54,6 +61,49 @@ function bundleNames() {
 }
 
 const samples = { routine: [], code: [] };
+const hookSamples = { routine: [], code: [] };
+const compilerSamples = { routine: [], code: [] };
+let hookMs = 0;
+/** `fn` timed into `hookMs` (the plugin's own hooks, its compiler's build included). */
+const timed = (fn) =>
+  async function (...args) {
+    const t = performance.now();
+    try {
+      return await fn.apply(this, args);
+    } finally {
+      hookMs += performance.now() - t;
+    }
+  };
+
+/** The plugin, its build hooks timed: `load` for Rollup and Vite, `onLoad` and `onEnd` for esbuild. */
+function timeHooks(instance) {
+  if (instance.load) instance.load = { ...instance.load, handler: timed(instance.load.handler) };
+  if (instance.setup) {
+    const setup = instance.setup;
+    instance.setup = (build) =>
+      setup({
+        ...build,
+        onLoad: (options, callback) => build.onLoad(options, timed(callback)),
+        onEnd: (callback) => build.onEnd(timed(callback)),
+      });
+  }
+  return instance;
+}
+
+/** The same edit rebuilt by a second compiler in this process, after the plugin's rebuild was timed. */
+let shadow;
+async function shadowRebuild(kind, listed) {
+  if (!shadow) return;
+  const t = performance.now();
+  const built = shadow.build(manifest, listed ? { changedFiles: [kind === 'routine' ? routineFile : codeFile] } : {});
+  compilerSamples[kind].push(performance.now() - t);
+  if (!built.ok) throw new Error('the second compiler failed');
+}
+async function startShadow() {
+  const { createCompiler } = await import(pathToFileURL(path.join(ROOT, 'packages/compiler/dist/index.js')).href);
+  shadow = createCompiler();
+  return shadow.build(manifest);
+}
 const kinds = mode === 'esbuild-js' ? ['code'] : ['routine', 'code'];
 const result = { mode, initialMs: 0, routine: samples.routine, code: samples.code, extra: {} };
 const paths = floor ? watchedPaths(pkgDir) : undefined;
@@ -78,15 +128,31 @@ async function watchLoop(watcher, settleMs) {
       const before = bundleNames();
       const done = watcher.next();
       watcher.arm();
+      hookMs = 0;
       edit(kind);
       t = performance.now();
       outcome = await done;
       samples[kind].push(performance.now() - t);
+      hookSamples[kind].push(hookMs);
       if (outcome instanceof Error) throw outcome;
       if (!floor && [...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
+      await shadowRebuild(kind, true);
       await sleep(settleMs);
     }
   }
+}
+
+/** A plugin emitting an asset of the bundle's size under a new name each build, as an edit renames the bundle. */
+function assetOfBundleSize(bundle) {
+  const bytes = new Uint8Array(bundle.bytes.length).fill(0x20);
+  let build = 0;
+  return {
+    name: 'floor-asset',
+    buildStart() {
+      build += 1;
+      this.emitFile({ type: 'asset', fileName: `floor-asset.${build}.json`, source: bytes });
+    },
+  };
 }
 
 /** Builds seen through `started` and `ended` (the outcome), for `watchLoop`. */
@@ -157,13 +223,17 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   result.extra.statsPerEdit = stats.slice(0, kinds.length);
 } else if (host === 'rollup') {
   const { watch } = await import('rollup');
-  const plugins = [floor ? rollupFloor(paths) : (await plugin('rollup'))()];
+  const plugins = [floor ? rollupFloor(paths) : timeHooks((await plugin('rollup'))())];
+  if (!floor) await startShadow();
   const watcher = watch({ input: entry, plugins, output: { dir: outDir, format: 'es' }, logLevel: 'silent', watch: { buildDelay: 0 } });
   await watchLoop(eventsOf(watcher), 100);
   await watcher.close();
 } else if (host === 'vite') {
   const { build } = await import('vite');
-  const plugins = [floor ? rollupFloor(paths) : (await plugin('rollup'))()];
+  const plugins = [floor ? rollupFloor(paths) : timeHooks((await plugin('rollup'))())];
+  if (floor && withAsset) plugins.push(assetOfBundleSize((await startShadow()).bundle));
+  else if (!floor) await startShadow();
+  shadow = floor ? undefined : shadow;
   const watcher = await build({
     root: path.dirname(entry),
     configFile: false,
@@ -194,7 +264,8 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   await new Promise((resolve) => watching.close(() => compiler.close(() => resolve())));
 } else {
   const esbuild = await import('esbuild');
-  const plugins = mode === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : floor ? [esbuildFloor(paths)] : [];
+  const plugins = mode === 'esbuild-plugin' ? [timeHooks((await plugin('esbuild'))())] : floor ? [esbuildFloor(paths)] : [];
+  if (mode === 'esbuild-plugin') await startShadow();
   const input = mode === 'esbuild-js' ? path.join(jsDir, 'entry.js') : entry;
   const outfile = path.join(outDir, 'entry.js');
   let t = performance.now();
@@ -206,8 +277,12 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
       const before = mode === 'esbuild-plugin' ? bundleNames() : undefined;
       const marker = edit(kind);
       t = performance.now();
+      hookMs = 0;
       const r = await ctx.rebuild();
       samples[kind].push(performance.now() - t);
+      hookSamples[kind].push(hookMs);
+      // esbuild reports no changed files: its plugin's compiler stats every file, and so does this one.
+      await shadowRebuild(kind, false);
       if (r.errors.length > 0) throw new Error(JSON.stringify(r.errors));
       const changed = floor || (before ? [...bundleNames()].some((f) => !before.has(f)) : readFileSync(outfile, 'utf8').includes(marker));
       if (!changed) throw new Error(`the ${kind} edit did not reach the output`);
@@ -217,4 +292,5 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   await esbuild.stop?.();
 }
 if (!existsSync(outDir)) throw new Error('no output');
+if (shadow) Object.assign(result.extra, { hookMs: hookSamples, compilerMs: compilerSamples });
 process.stdout.write(JSON.stringify(result) + '\n');

@@ -71,7 +71,9 @@ export function recreate(from: string, to: string, order: 'forward' | 'reverse',
 }
 
 export function cleanup(...dirs: string[]): void {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // Retried: a host's background writer (Rspack's persistent cache) may still add a file while
+  // the directory is removed (ENOTEMPTY under load).
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
 export function isDir(p: string): boolean {

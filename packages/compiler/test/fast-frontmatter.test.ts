@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { composedFrontmatter } from '../src/source/parse-frontmatter.js';
 import { splitFrontmatter } from '../src/source/split-frontmatter.js';
 import { conformanceDir } from '../../../test/support/conformance.js';
 import { cleanup, tempDir } from '../../../test/support/temp.js';
-import { ROOT } from '../../../test/support/cli.js';
+import { BIN, ROOT } from '../../../test/support/cli.js';
 
 // The fast path must never change a result: wherever it answers, yaml's Composer path gives the
 // same tree (spans included) and reports nothing; wherever that path would report, it declines.
@@ -309,6 +310,73 @@ describe('the fast frontmatter path', () => {
       const text = readFileSync(path.join(dir, 'yaml/yaml-test-suite', test.name, 'in.yaml'), 'utf8');
       compare({ name: test.name, text, yaml: text, offset: 0 });
     }
+  });
+
+  it('resolves plain numbers, nulls and booleans as yaml does, without yaml for the common ones', () => {
+    // resolvePlain answers decimal ints and fractions, `~` and the null/bool words itself; the
+    // rarer forms go through yaml's own tags. Either way the tree is the Composer's.
+    const common = [
+      '2000',
+      '0',
+      '-0',
+      '+12',
+      '007',
+      '0.50',
+      '.5',
+      '-.5',
+      '1.',
+      '~',
+      'null',
+      'NULL',
+      'True',
+      'FALSE',
+      'nope',
+      'ns7.model677',
+      'true-ish',
+      '12345678901234567890',
+      '1.2.3',
+      '-x',
+      '+',
+      '.',
+    ];
+    const rare = ['1e3', '-3.5e2', '0x1F', '0o17', '0o8'];
+    for (const value of [...common, ...rare]) {
+      const text = `value: ${value}\nlist:\n  - ${value}\n`;
+      expect(compare({ name: value, text, yaml: text, offset: 0 }), value).toBe('fast');
+    }
+    for (const value of ['.inf', '-.Inf', '.nan', '9'.repeat(400), `${'9'.repeat(400)}.5`])
+      expect(fastFrontmatter(`value: ${value}\n`, 0, true), value).toBeUndefined();
+    const plain = fc.stringMatching(/^[0-9+\-.eExXoO_~nNuUlLtTrRfFaAsS]{1,12}$/);
+    fc.assert(
+      fc.property(plain, (value) => {
+        const text = `value: ${value}\n`;
+        compare({ name: value, text, yaml: text, offset: 0 });
+      }),
+      { seed: 20261201, numRuns: 3000 },
+    );
+  });
+
+  it('builds a package of common frontmatters without loading yaml, and loads it for one it declines', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // A hook in the child process reports whether any file of the yaml package was loaded.
+    const hook = path.join(dir, 'yaml-loaded.cjs');
+    writeFileSync(
+      hook,
+      "process.on('exit', () => process.stderr.write('yaml loaded: ' + Object.keys(require.cache).some((k) => k.includes('/node_modules/yaml/')) + '\\n'));\n",
+    );
+    const pkg = path.join(dir, 'pkg');
+    generatePackage(pkg, 20);
+    const build = () =>
+      spawnSync(process.execPath, ['-r', hook, BIN, 'build', pkg, '--out-dir', path.join(dir, 'out'), '--no-cache'], { encoding: 'utf8', timeout: 120_000 });
+    const common = build();
+    expect(common.status, common.stderr).toBe(0);
+    expect(common.stderr).toContain('yaml loaded: false');
+    mkdirSync(path.join(pkg, 'routines/extra'), { recursive: true });
+    writeFileSync(path.join(pkg, 'routines/extra/flow.md'), '---\nname: extra.flow\ndescription: "a flow \\x41 escape"\n---\nBody.\n');
+    const declined = build();
+    expect(declined.status, declined.stderr).toBe(0);
+    expect(declined.stderr).toContain('yaml loaded: true');
   });
 
   it('gives the slow path tree or declines on generated block frontmatters', () => {

@@ -26,7 +26,8 @@ describe('the importer module', () => {
     const code = renderPackageModule(summary, { fileExpression: '"bundle.json"' });
     // 90 model routines' requirements are several KB: one string token for the bundler's parser.
     expect(JSON.stringify(summary.requirements).length).toBeGreaterThan(1024);
-    expect(code).toContain(`requirements: JSON.parse(${JSON.stringify(JSON.stringify(summary.requirements))}),`);
+    // Single-quoted: the JSON's double quotes need no escape for the bundler's lexer to undo.
+    expect(code).toContain(`requirements: JSON.parse('${JSON.stringify(summary.requirements)}'),`);
     expect(code).toContain(`exports: ${JSON.stringify(summary.exports)},`);
     const value = await evaluate(code);
     expect(value).toEqual({
@@ -40,6 +41,17 @@ describe('the importer module', () => {
     });
     // Deterministic: the same summary gives the same bytes.
     expect(renderPackageModule(summary, { fileExpression: '"bundle.json"' })).toBe(code);
+  });
+
+  it('quotes every character a large value can hold so the module evaluates to the same value', async () => {
+    const { summary } = createCompiler().build(manifest);
+    if (!summary) throw new Error('the generated package did not build');
+    // Quotes, backslashes, escaped controls, line and paragraph separators, astral and lone surrogates.
+    const tricky = `it's a \\ "quoted" \n line\r\t \u2028 \u2029 \u{1F353} \uD800 ' \\' \\\\ </script>`;
+    const requirements = { ...summary.requirements, note: tricky.repeat(20) } as unknown as typeof summary.requirements;
+    const code = renderPackageModule({ ...summary, requirements }, { fileExpression: '"bundle.json"' });
+    expect(code).toContain("requirements: JSON.parse('");
+    expect((await evaluate(code)).requirements).toEqual(requirements);
   });
 
   it('gives a routine module its schemas with the same values', async () => {

@@ -11,7 +11,9 @@ export interface HostCompiler {
   removedFiles?: ReadonlySet<string> | undefined;
   webpack: {
     WebpackError: new (message?: string) => Error;
-    sources: { RawSource: new (source: Buffer) => unknown };
+    sources: { RawSource: new (source: Buffer) => unknown; ConcatSource?: new (...children: never[]) => unknown };
+    /** Set by Rspack only. */
+    rspackVersion?: string;
     Compilation: { PROCESS_ASSETS_STAGE_ADDITIONAL: number };
   };
   hooks: {

@@ -9,6 +9,7 @@ import {
   resolvePluginOptions,
 } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
+import { createAssetSources } from './asset-sources.js';
 import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
 import { createKnownFiles } from './known-files.js';
 import { displayPath, toWebpackError } from './to-webpack-error.js';
@@ -65,6 +66,7 @@ export function berrypack(options?: Options): WebpackPlugin {
       // Per compilation, so a package imported by several modules is compiled and reported once.
       const builds = createBuildMemo(compiler);
       const known = createKnownFiles();
+      const sources = createAssetSources(host);
       const context = host.options.context ?? process.cwd();
 
       async function build(manifest: string): Promise<BuildResult> {
@@ -158,15 +160,13 @@ export function berrypack(options?: Options): WebpackPlugin {
         compilation.hooks.processAssets.tap({ name: NAME, stage: host.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
           // Nothing is emitted for a failed build, whichever plugin or module failed it.
           if (compilation.errors.length > 0) return;
-          const emit = (name: string, bytes: Uint8Array) => {
+          const emit = (name: string, source: () => unknown) => {
             // Names carry their content's digest: a name already emitted has these bytes.
-            if (compilation.getAsset(name)) return;
-            const source = new host.webpack.sources.RawSource(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-            compilation.emitAsset(name, source as never, { immutable: true });
+            if (!compilation.getAsset(name)) compilation.emitAsset(name, source() as never, { immutable: true });
           };
           for (const bundle of bundles.values()) {
-            for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, blob);
-            emit(bundle.fileName, bundle.bytes);
+            for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, () => sources.blob(blob));
+            emit(bundle.fileName, () => sources.bundle(bundle));
           }
         });
       });

@@ -1,20 +1,20 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
-import { AnswerRecorder } from '@berrypack/compiler/internal-cli';
-import { BuildCache } from '../build-cache.js';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
-import { createColors } from '../output/colors.js';
-import { summaryLine } from '../output/format-text.js';
-import { printDiagnostics, type OutputFormat } from '../output/report.js';
+import type { OutputFormat } from '../output/report.js';
 import { displayPath } from '../paths.js';
 import { terminalSafe as safe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
-import { watchBuild } from '../watch/watch-build.js';
 import { compilerOptions, resolveManifestArg } from './compiler-options.js';
 import { BUILD_OPTIONS } from '../option-specs.js';
-import { takeEarlyWorker } from '../early-build.js';
+
+// What a build uses only in some runs loads when that run needs it (start-up is a visible share of
+// a small build): the persistent cache, the early worker of --parallel, --watch, and the report
+// printed only when there are diagnostics or --json.
+const loadReport = () => import('../output/report.js');
+type Report = Awaited<ReturnType<typeof loadReport>>;
 
 export const BUILD_HELP = `Usage: berrypack build MANIFEST [--out-dir DIR] [--json | --format text|json|github]
                        [--catalog FILE] [--store DIR] [--version SHA256] [--max-warnings N] [--watch]
@@ -43,7 +43,7 @@ interface BuildSettings {
   outDir: string;
 }
 
-export function buildCommand(args: string[], io: CliIo): number | Promise<number> {
+export async function buildCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, BUILD_OPTIONS);
   if (values.help) {
     io.stdout.write(BUILD_HELP);
@@ -63,55 +63,60 @@ export function buildCommand(args: string[], io: CliIo): number | Promise<number
   const cache =
     values.watch === true || values['no-cache'] === true
       ? undefined
-      : BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
+      : (await import('../build-cache.js')).BuildCache.open(path.resolve(io.cwd, 'node_modules/.cache/berrypack/builds'), [manifest, options, version ?? null]);
   const cached = cache?.lookup();
-  // The second thread `berrypack build` started before loading the compiler (early-build.ts).
-  const early = takeEarlyWorker(manifest);
+  // The second thread the bin started before loading the compiler, on the same condition (early-build.ts).
+  const early = args.includes('--parallel') ? (await import('../early-build.js')).takeEarlyWorker(manifest) : undefined;
   if (cached) {
     early?.stop();
     const result: BuildResult = { ok: true, diagnostics: cached.diagnostics, bundle: cached.bundle, summary: undefined, files: [], directories: [] };
     if (failed(result, settings)) {
-      printDiagnostics(io, format, result.diagnostics, { ok: false });
+      (await loadReport()).printDiagnostics(io, format, result.diagnostics, { ok: false });
       return 1;
     }
-    printBuilt(settings, result, writeBundle(settings.outDir, cached.bundle), 'built', true);
+    printBuilt(settings, result, writeBundle(settings.outDir, cached.bundle), 'built', await reportFor(settings, result), true);
     return 0;
   }
-  const recorder = cache ? new AnswerRecorder() : undefined;
+  const recorder = cache ? new (await import('@berrypack/compiler/internal-cli')).AnswerRecorder() : undefined;
   // One compiler for the whole session: a rebuild redoes only the files that changed.
   const compiler = createCompiler({ ...options, ...(recorder ? { host: recorder } : {}), ...(early ? { checkWorker: early } : {}) });
   const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
   // A large package's sources are read and checked on two threads first (docs/performance.md).
-  return compiler.prepare(manifest).then(() => {
-    if (values.watch === true) return watch(settings, manifest, build);
-    const result = build();
-    if (failed(result, settings)) {
-      printDiagnostics(io, format, result.diagnostics, { ok: false });
-      return 1;
-    }
-    printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built');
-    if (cache && recorder)
-      cache.store(
-        result.bundle!,
-        recorder.stored(),
-        result.diagnostics.filter((d) => d.severity !== 'error'),
-      );
-    return 0;
-  });
+  await compiler.prepare(manifest);
+  if (values.watch === true) return watch(settings, manifest, build);
+  const result = build();
+  if (failed(result, settings)) {
+    (await loadReport()).printDiagnostics(io, format, result.diagnostics, { ok: false });
+    return 1;
+  }
+  printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built', await reportFor(settings, result));
+  if (cache && recorder)
+    cache.store(
+      result.bundle!,
+      recorder.stored(),
+      result.diagnostics.filter((d) => d.severity !== 'error'),
+    );
+  return 0;
 }
 
 function failed(result: BuildResult, settings: BuildSettings): boolean {
   return !result.ok || !result.bundle || (settings.limit !== undefined && count(result.diagnostics, 'warning') > settings.limit);
 }
 
-function printBuilt(settings: BuildSettings, result: BuildResult, file: string, verb: 'built' | 'rebuilt', cached = false): void {
+/** The report when printBuilt has diagnostics or JSON to print for `result`, else undefined (nothing to load). */
+function reportFor(settings: BuildSettings, result: BuildResult): Promise<Report> | undefined {
+  return settings.format === 'json' || result.diagnostics.some((d) => d.severity !== 'info') ? loadReport() : undefined;
+}
+
+function printBuilt(settings: BuildSettings, result: BuildResult, file: string, verb: 'built' | 'rebuilt', report: Report | undefined, cached = false): void {
   const { io, format } = settings;
   const shown = displayPath(file, io.cwd);
   const id = result.bundle!.id;
   // JSON keeps exactly the shape of CONTRACTS.md; only the text says where the bundle came from.
-  if (format === 'json') printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
+  // `report` is loaded whenever one of these prints (reportFor).
+  if (format === 'json') report!.printDiagnostics(io, format, result.diagnostics, { ok: true, id, file: shown });
   else {
-    if (result.diagnostics.some((d) => d.severity !== 'info')) printDiagnostics(io, format, result.diagnostics);
+    if (result.diagnostics.some((d) => d.severity !== 'info')) report!.printDiagnostics(io, format, result.diagnostics);
     if (format === 'text')
       io.stdout.write(
         verb === 'built' ? `built ${safe(shown)}${cached ? ' (from the cache)' : ''}\n  id ${safe(id)}\n` : `rebuilt ${safe(shown)} ${safe(id)}\n`,
@@ -120,8 +125,15 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
 }
 
 /** `--watch`: rebuilds until a signal; every outcome is printed, a failure never ends the session. */
-function watch(settings: BuildSettings, manifest: string, build: () => BuildResult): Promise<number> {
+async function watch(settings: BuildSettings, manifest: string, build: () => BuildResult): Promise<number> {
   const { io, format, outDir } = settings;
+  const [report, { watchBuild }, { createColors }, { summaryLine }] = await Promise.all([
+    loadReport(),
+    import('../watch/watch-build.js'),
+    import('../output/colors.js'),
+    import('../output/format-text.js'),
+  ]);
+  const { printDiagnostics } = report;
   let last: { ok: boolean; id?: string } | undefined;
   let written: string | undefined;
   if (io.stderr.isTTY) io.stderr.write('watching for changes (Ctrl-C to stop)\n');
@@ -137,7 +149,8 @@ function watch(settings: BuildSettings, manifest: string, build: () => BuildResu
         const file = writeBundle(outDir, result.bundle!, { durable: last === undefined, replaces: written });
         written = result.bundle!.fileName;
         // An event that leaves the bundle as it was (a save without changes) prints nothing.
-        if (last === undefined || !last.ok || last.id !== result.bundle!.id) printBuilt(settings, result, file, last === undefined ? 'built' : 'rebuilt');
+        if (last === undefined || !last.ok || last.id !== result.bundle!.id)
+          printBuilt(settings, result, file, last === undefined ? 'built' : 'rebuilt', report);
         last = { ok: true, id: result.bundle!.id };
       }
       return result;

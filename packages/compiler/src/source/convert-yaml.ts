@@ -1,16 +1,17 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode, Scalar } from 'yaml';
+import type { Node as YamlNode, Scalar } from 'yaml';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 import { MAX_YAML_DEPTH } from './yaml-depth.js';
+import { yamlModule } from './yaml-module.js';
 import type { YEntry, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
 
 const SCALAR_STYLES: Record<string, ScalarStyle> = {
-  [Scalar.PLAIN]: 'plain',
-  [Scalar.QUOTE_SINGLE]: 'single',
-  [Scalar.QUOTE_DOUBLE]: 'double',
-  [Scalar.BLOCK_LITERAL]: 'literal',
-  [Scalar.BLOCK_FOLDED]: 'folded',
-};
+  PLAIN: 'plain',
+  QUOTE_SINGLE: 'single',
+  QUOTE_DOUBLE: 'double',
+  BLOCK_LITERAL: 'literal',
+  BLOCK_FOLDED: 'folded',
+} satisfies Record<Scalar.Type, ScalarStyle>;
 
 /** Ends a conversion whose depth was reported: like a syntax error, a tree cut short is not checked. */
 export class TooDeep extends Error {}
@@ -20,6 +21,8 @@ export class TooDeep extends Error {}
  * the tree cannot express (SRC-2 anchors, aliases, tags and keys; SRC-5 style warnings).
  */
 export class Converter {
+  private readonly yaml = yamlModule();
+
   constructor(
     private readonly offset: number,
     private readonly reporter: Reporter,
@@ -46,7 +49,7 @@ export class Converter {
       );
       throw new TooDeep();
     }
-    if (isAlias(node)) {
+    if (this.yaml.isAlias(node)) {
       this.reporter.report('BP1012', nodeSpan, `Unexpected alias \`*${node.source}\`, expected a value written out`, {
         hint: 'anchors and aliases are not part of the Berry profile; repeat the value',
       });
@@ -67,30 +70,30 @@ export class Converter {
       // The node's range starts after its tag; the tag belongs to the node's span.
       const tagSpan = this.tagSpan(nodeSpan);
       span = { start: tagSpan.start, end: nodeSpan.end };
-      if (!(isRef && isScalar(node))) {
+      if (!(isRef && this.yaml.isScalar(node))) {
         this.reporter.report('BP1014', tagSpan, `Unexpected tag \`${tag}\`, expected no tag (only \`!ref name\` on a scalar is allowed)`, {
           hint: isRef ? '`!ref` takes a source name: `!ref notes.compose`' : 'remove the tag; quote the value if it must be a string',
         });
       }
     }
-    if (isScalar(node)) return this.scalar(node, span, isRef);
-    if (isMap(node)) {
+    if (this.yaml.isScalar(node)) return this.scalar(node, span, isRef);
+    if (this.yaml.isMap(node)) {
       const indent = this.checkIndent(node.flow ?? false, node.items[0]?.key as YamlNode | undefined, parentIndent);
       if (node.flow && node.items.length > 0) this.flowWarning(span, 'mapping');
       const entries: YEntry[] = [];
       const seen = new Map<string, YEntry>();
       for (const pair of node.items) {
-        if (!isPair(pair)) continue;
+        if (!this.yaml.isPair(pair)) continue;
         const keyNode = pair.key as YamlNode | null;
         const keySpan = this.span(keyNode, span);
         const key = this.key(keyNode, keySpan);
         const valueNode = pair.value as YamlNode | null;
         const value: YNode =
-          valueNode === null || (isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
+          valueNode === null || (this.yaml.isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
             ? { kind: 'scalar', span: this.emptyValueSpan(keySpan), value: null, style: 'plain', ref: false, empty: true }
             : this.convert(valueNode, indent, depth + 1);
         const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
-        if (key === '<<' && keyNode && isScalar(keyNode) && keyNode.type === Scalar.PLAIN) {
+        if (key === '<<' && keyNode && this.yaml.isScalar(keyNode) && keyNode.type === 'PLAIN') {
           this.reporter.report('BP1013', keySpan, 'Unexpected merge key `<<`, expected the fields written out', {
             hint: 'merge keys are not part of YAML 1.2; repeat the fields',
           });
@@ -107,7 +110,7 @@ export class Converter {
       }
       return { kind: 'map', span, flow: node.flow ?? false, entries };
     }
-    if (isSeq(node)) {
+    if (this.yaml.isSeq(node)) {
       const indent = this.checkIndent(node.flow ?? false, node.items[0] as YamlNode | undefined, parentIndent, true);
       if (node.flow && node.items.length > 0) this.flowWarning(span, 'list');
       const items = node.items.map((item) =>
@@ -121,7 +124,7 @@ export class Converter {
   }
 
   private scalar(node: Scalar, span: Span, ref: boolean): YScalar {
-    const style = SCALAR_STYLES[node.type ?? Scalar.PLAIN] ?? 'plain';
+    const style = SCALAR_STYLES[node.type ?? 'PLAIN'] ?? 'plain';
     let value = node.value;
     if (typeof value === 'number' && !Number.isFinite(value)) {
       this.reporter.report('BP1016', span, `Unexpected \`${node.source ?? String(value)}\`, expected a value JSON can hold`, {
@@ -156,12 +159,12 @@ export class Converter {
   }
 
   private key(keyNode: YamlNode | null, keySpan: Span): string {
-    if (keyNode !== null && isScalar(keyNode) && typeof keyNode.value === 'string') return this.wellFormed(keyNode.value, keySpan);
-    const text = keyNode !== null && isScalar(keyNode) ? String(keyNode.source ?? keyNode.value) : keyNode === null ? '' : String(keyNode);
+    if (keyNode !== null && this.yaml.isScalar(keyNode) && typeof keyNode.value === 'string') return this.wellFormed(keyNode.value, keySpan);
+    const text = keyNode !== null && this.yaml.isScalar(keyNode) ? String(keyNode.source ?? keyNode.value) : keyNode === null ? '' : String(keyNode);
     this.reporter.report(
       'BP1015',
       keySpan,
-      `Unexpected ${keyNode !== null && isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`,
+      `Unexpected ${keyNode !== null && this.yaml.isScalar(keyNode) ? (keyNode.value === null ? 'null' : typeof keyNode.value) : 'non-scalar'} key \`${text}\`, expected a string`,
       {
         hint: `quote the key: \`'${text}':\``,
       },

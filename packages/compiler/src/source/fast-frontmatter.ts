@@ -1,12 +1,36 @@
-import { CST, isScalar, Schema, type ScalarTag } from 'yaml';
+import type { ScalarTag } from 'yaml';
 import type { Span } from '../diagnostics/reporter.js';
+import { yamlModule } from './yaml-module.js';
 import type { YEntry, YMap, YNode, YScalar, YSeq } from './yaml-tree.js';
 
 /**
  * The plain-scalar resolvers of yaml's own core schema (null, bool, int, float), tried in the
  * order its Composer tries them, so a plain value resolves here exactly as it does there.
+ * Built on first use: the common plain values resolve without yaml (`resolvePlain`).
  */
-const CORE_SCALARS = new Schema({ schema: 'core' }).tags.filter((tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined);
+let coreScalars: ScalarTag[] | undefined;
+function coreScalarTags(): ScalarTag[] {
+  const { Schema } = yamlModule();
+  return (coreScalars ??= new Schema({ schema: 'core' }).tags.filter(
+    (tag): tag is ScalarTag => tag.default === true && 'test' in tag && tag.test !== undefined,
+  ));
+}
+
+/** The Core schema's null and bool words (its `null` and `bool` tags, which a letter can start). */
+const CORE_WORDS = new Map<string, null | boolean>([
+  ['null', null],
+  ['Null', null],
+  ['NULL', null],
+  ['true', true],
+  ['True', true],
+  ['TRUE', true],
+  ['false', false],
+  ['False', false],
+  ['FALSE', false],
+]);
+/** The tests of the Core schema's decimal `int` and `float` tags; no tag before either can match what they match. */
+const CORE_INT = /^[-+]?[0-9]+$/;
+const CORE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
 
 /** Characters that make the whole text a case for yaml: control characters, BOMs, tabs, non-ASCII line breaks. */
 const UNUSUAL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
@@ -286,7 +310,7 @@ class LineReader {
       lineStart = lineEnd + 1;
     }
     if (first) decline();
-    const resolved = CST.resolveAsScalar(
+    const resolved = yamlModule().CST.resolveAsScalar(
       {
         type: 'block-scalar',
         offset: at,
@@ -361,14 +385,24 @@ function resolvePlain(source: string): YScalar['value'] {
   const c = source.charCodeAt(0);
   // Only these can start a null, bool or number (`~`, digits, `+-.`, n/N, t/T, f/F).
   if (!(c === 0x7e || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || 'nNtTfF'.includes(source[0]!))) return source;
-  for (const tag of CORE_SCALARS) {
+  // `~` alone is null; a letter starts only the null and bool words.
+  if (c === 0x7e) return source === '~' ? null : source;
+  if (c > 0x40) return CORE_WORDS.has(source) ? CORE_WORDS.get(source)! : source;
+  // Decimal numbers as those tags resolve them (`parseInt(s, 10)`, `parseFloat(s)`); the rarer forms (0x, 0o, exponents, .inf, .nan) through yaml's own tags.
+  if (CORE_INT.test(source)) return finite(parseInt(source, 10));
+  if (CORE_FLOAT.test(source)) return finite(parseFloat(source));
+  for (const tag of coreScalarTags()) {
     if (!tag.test!.test(source)) continue;
     const resolved = tag.resolve(source, decline, {});
     // Some resolvers (bool) hand back a Scalar node to keep the source's spelling.
-    const value = isScalar(resolved) ? resolved.value : resolved;
-    if (typeof value === 'number' && !Number.isFinite(value)) decline();
+    const value = yamlModule().isScalar(resolved) ? resolved.value : resolved;
+    if (typeof value === 'number') return finite(value);
     if (typeof value === 'bigint') return Number(value);
     return value as YScalar['value'];
   }
   return source;
+}
+
+function finite(value: number): number {
+  return Number.isFinite(value) ? value : decline();
 }

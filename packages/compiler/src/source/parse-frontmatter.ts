@@ -1,8 +1,8 @@
-import { parseDocument } from 'yaml';
 import type { Reporter } from '../diagnostics/reporter.js';
 import { Converter, TooDeep } from './convert-yaml.js';
 import { fastFrontmatter } from './fast-frontmatter.js';
 import { deepestNesting, MAX_YAML_DEPTH } from './yaml-depth.js';
+import { yamlModule } from './yaml-module.js';
 import { reportSyntaxErrors } from './yaml-syntax-errors.js';
 import type { YNode } from './yaml-tree.js';
 
@@ -36,7 +36,7 @@ export function parseFrontmatter(yaml: string, offset: number, reporter: Reporte
 export function composedFrontmatter(yaml: string, offset: number, reporter: Reporter, refuseLoneSurrogates: boolean): YNode | undefined {
   let doc;
   try {
-    doc = parseDocument(yaml, {
+    doc = yamlModule().parseDocument(yaml, {
       version: '1.2',
       schema: 'core',
       uniqueKeys: false,

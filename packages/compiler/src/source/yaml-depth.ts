@@ -1,4 +1,4 @@
-import { CST, Lexer } from 'yaml';
+import { yamlModule } from './yaml-module.js';
 
 /**
  * The deepest frontmatter read (the deepest legitimate one, a 64-level schema, is about 130).
@@ -8,8 +8,6 @@ import { CST, Lexer } from 'yaml';
  * before it is parsed, far from the limit, whatever the caller's own stack.
  */
 export const MAX_YAML_DEPTH = 256;
-
-const CONTROL_TOKENS = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]);
 
 /**
  * An upper bound of the nesting depth of a YAML text, from the yaml lexer's tokens (the
@@ -34,8 +32,10 @@ export function lexedNesting(yaml: string): { depth: number; at: number } {
   let content = false;
   let offset = 0;
   let deepest = { depth: 0, at: 0 };
+  const { CST, Lexer } = yamlModule();
+  const control = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR, CST.BOM]);
   for (const token of new Lexer().lex(yaml)) {
-    if (CONTROL_TOKENS.has(token)) continue;
+    if (control.has(token)) continue;
     const at = offset;
     offset += token.length;
     if (content) {
