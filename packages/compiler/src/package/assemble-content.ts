@@ -9,6 +9,7 @@ import { entry, toJson } from '../source/yaml-tree.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './steps/analyze-code.js';
 import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
+import { sameItems } from './cache/kept-order.js';
 import type { RawJson } from '../bundle/canonical-json.js';
 import { bodySlice, storedTemplate } from '../bundle/text-references.js';
 import type { NextStep, PackageSummary } from './types.js';
@@ -82,15 +83,9 @@ export function assembleContent(
     const resolved = resolution.routines.get(name);
     const exported = publicNames.has(name);
     const analysis = input.code.routines.get(name);
+    const memoInputs = [routine, resolved, exported, analysis, manifest.dir];
     const before = last?.inputs[i];
-    if (
-      before !== undefined &&
-      before[0] === routine &&
-      before[1] === resolved &&
-      before[2] === exported &&
-      before[3] === analysis &&
-      before[4] === manifest.dir
-    ) {
+    if (before !== undefined && sameItems(before, memoInputs)) {
       const entry = last!.entries[i] as RoutineEntry;
       cache.keep('source', routine.file, true);
       // Made inside the source entry's memo, which a reuse does not ask for again.
@@ -98,7 +93,6 @@ export function assembleContent(
       add(name, before, entry);
       continue;
     }
-    const memoInputs = [routine, resolved, exported, analysis, manifest.dir];
     // Everything one routine contributes, rebuilt only when one of its inputs is a new object.
     const entry: RoutineEntry = cache.memo('source', routine.file, memoInputs, () => {
       const path = rel(routine.file);

@@ -7,6 +7,7 @@ import { inputMayBeMissing } from '../body/template-path.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { namespaceOf } from '../routine/names.js';
 import { entry } from '../source/yaml-tree.js';
+import { KeptOrders, sameItems, sortedByKey } from '../package/cache/kept-order.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
 import { resolvePublic } from './resolve-entries.js';
 import { resolveFrontmatter, type FrontmatterResolution } from './resolve-frontmatter.js';
@@ -103,7 +104,7 @@ interface LastSummary {
 export class ResolutionMemo {
   readonly #states = new Map<string, State>();
   readonly #signatures = new WeakMap<RoutineSource, string>();
-  readonly #orders = new Map<string, { names: readonly (string | undefined)[]; order: readonly number[] }>();
+  readonly #orders = new KeptOrders();
   resolved = 0;
   reused = 0;
 
@@ -131,34 +132,14 @@ export class ResolutionMemo {
    * routines come with the same names in the same sequence reuses it instead of sorting again.
    */
   byName(file: string, routines: readonly RoutineSource[]): Named[] {
-    const known = this.#orders.get(file);
-    let order = known?.order;
-    if (known === undefined || known.names.length !== routines.length || routines.some((r, i) => r.name !== known.names[i])) {
-      const names = routines.map((r) => r.name);
-      order = sortedByName(routines);
-      this.#orders.set(file, { names, order });
-    }
-    return order!.map((i) => routines[i] as Named);
+    return this.#orders.sorted(file, routines, (r) => r.name) as Named[];
   }
-}
-
-/** Indexes of the named routines, in name order. */
-function sortedByName(routines: readonly RoutineSource[]): number[] {
-  const order: number[] = [];
-  for (let i = 0; i < routines.length; i++) if (routines[i]!.name !== undefined) order.push(i);
-  return order.sort((a, b) => {
-    const x = routines[a]!.name!;
-    const y = routines[b]!.name!;
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
 }
 
 /** The package-wide checks (REF, TOOL-6, NEXT-5, MISC-1..3, MAN-3, TPL) and what they derive. Never throws. */
 export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): PackageResolution {
   const ctx: ResolveContext = { table: input.table, catalogGiven: input.catalogGiven };
-  const routines = memo
-    ? memo.byName(input.manifest.file, input.routines)
-    : (input.routines.filter((r) => r.name !== undefined) as Named[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const routines = memo ? memo.byName(input.manifest.file, input.routines) : (sortedByKey(input.routines, (r) => r.name) as Named[]);
   const previous = memo?.state(input.manifest.file);
   const differing = previous === undefined ? undefined : differingRoutines(previous, routines);
   const state =
@@ -246,20 +227,16 @@ function sameContribution(a: Unit, aExpansion: Diagnostic[] | undefined, b: Unit
     quiet(b, bExpansion) &&
     a.routine.kind === b.routine.kind &&
     a.ui === b.ui &&
-    sameStrings(a.externals, b.externals) &&
-    sameStrings(a.calls, b.calls) &&
+    sameItems(a.externals, b.externals) &&
+    sameItems(a.calls, b.calls) &&
     (a.expansion === undefined) === (b.expansion === undefined) &&
     (a.expansion === undefined ||
-      (sameStrings(a.expansion.readers, b.expansion!.readers) &&
-        sameStrings(a.expansion.env, b.expansion!.env) &&
-        sameStrings(a.expansion.includes, b.expansion!.includes))) &&
-    sameStrings(a.resolved.includes, b.resolved.includes) &&
+      (sameItems(a.expansion.readers, b.expansion!.readers) &&
+        sameItems(a.expansion.env, b.expansion!.env) &&
+        sameItems(a.expansion.includes, b.expansion!.includes))) &&
+    sameItems(a.resolved.includes, b.resolved.includes) &&
     JSON.stringify(a.selection) === JSON.stringify(b.selection)
   );
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function fresh(ctx: ResolveContext): State {

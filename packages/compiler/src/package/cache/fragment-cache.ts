@@ -1,4 +1,5 @@
 import { canonicalJson, RawJson } from '../../bundle/canonical-json.js';
+import { KeptOrders, sameItems } from './kept-order.js';
 import { Sweeper } from './sweeper.js';
 
 interface Memo {
@@ -15,7 +16,7 @@ interface Memo {
 export class FragmentCache {
   /** Entries by kind, then by key: the keys are the files' own strings, never built again per build. */
   private readonly kinds = new Map<string, { entries: Map<string, Memo>; live: Sweeper }>();
-  private readonly orders = new Map<string, { keys: readonly string[]; order: readonly number[] }>();
+  private readonly orders = new KeptOrders();
   private readonly lists = new Map<string, { inputs: readonly (readonly unknown[])[]; entries: readonly unknown[] }>();
   serialized = 0;
   reused = 0;
@@ -24,7 +25,7 @@ export class FragmentCache {
   memo<T>(kind: string, key: string, inputs: readonly unknown[], make: () => T): T {
     const cached = this.#used(kind, key);
     const known = cached.entries.get(key);
-    if (known !== undefined && sameInputs(known.inputs, inputs)) {
+    if (known !== undefined && sameItems(known.inputs, inputs)) {
       this.reused++;
       return known.value as T;
     }
@@ -86,27 +87,13 @@ export class FragmentCache {
    * whose items come with the same keys in the same sequence reuses it instead of sorting again.
    */
   sorted<T>(scope: string, items: readonly T[], keyOf: (item: T) => string): T[] {
-    const keys = items.map(keyOf);
-    const known = this.orders.get(scope);
-    let order = known?.order;
-    if (known === undefined || !sameInputs(known.keys, keys)) {
-      const fresh = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
-      this.orders.set(scope, { keys, order: fresh });
-      order = fresh;
-    }
-    return order!.map((i) => items[i]!);
+    return this.orders.sorted(scope, items, keyOf);
   }
 
   /** Drops entries the latest build of no root used. */
   sweep(root: string): void {
     for (const { entries, live } of this.kinds.values()) live.sweep(root, entries);
   }
-}
-
-function sameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** A value with its canonical text, spliced verbatim into the bundle. */
