@@ -228,6 +228,18 @@ describe('context', () => {
     expect(output(await r)).toEqual({ receipt: { callId: 'c-7', executionId: 'e-9' }, frozen: true, result: 'done' });
   });
 
+  it('gives the receipt of a tool call that answered at once, the same promise each time', async () => {
+    const host = toolHost({ t: async (input) => input });
+    const r = await sandbox.invoke(
+      invocation(
+        'export default async function (input, tools, context) { const p = tools.t(5); const result = await p; const receipt = await context.receipt(p); return { result, receipt, same: context.receipt(p) === context.receipt(p), frozen: Object.isFrozen(receipt) }; }',
+        { tools: ['t'] },
+      ),
+      host,
+    );
+    expect(output(r)).toEqual({ result: 5, receipt: { callId: 'call-1', executionId: 'exec-1' }, same: true, frozen: true });
+  });
+
   it('refuses a receipt for a promise that no tool returned', async () => {
     const host = toolHost({ t: async () => 1 });
     const r = await sandbox.invoke(

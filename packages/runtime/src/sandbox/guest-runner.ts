@@ -36,8 +36,11 @@ export type GuestSend = (kind: 'call' | 'op' | 'done' | 'fail', seq: number, a?:
 export interface GuestRunner {
   /** Calls the entry module's default export once its namespace promise settles. */
   start(namespace: Promise<Record<string, unknown>>): void;
-  /** The host's answer to request `seq`: its admission (tool calls) or its outcome. */
-  dispatch(kind: 'admit' | 'settle', seq: number, ok: boolean, payload: string | undefined): void;
+  /**
+   * The host's answer to request `seq`: its admission (tool calls), its outcome, or both at once
+   * (`answer`: admitted with the receipt JSON `receipt`, then settled).
+   */
+  dispatch(kind: 'admit' | 'settle' | 'answer', seq: number, ok: boolean, payload: string | undefined, receipt?: string): void;
 }
 
 export const GUEST_RUNNER_FILENAME = '<berrypack-runner>';
@@ -50,8 +53,23 @@ interface Deferred<T> {
 
 interface Pending {
   outcome: Deferred<unknown>;
+  call?: Receipt;
+}
+
+/**
+ * A tool call's admission. It is kept as the host's JSON text and becomes a promise only if the
+ * guest asks `context.receipt` for it (most never do). It holds nothing of the call's promise,
+ * which keys it in a WeakMap.
+ */
+interface Receipt {
+  /** The receipt JSON, once admitted. */
+  text?: string | undefined;
+  /** Why the call was refused, if it was. */
+  refused?: { code: string; message: string };
+  /** What `context.receipt` returns, made on its first request. */
+  promise?: Promise<unknown>;
+  /** Settles `promise` when it was asked for before the admission came. */
   admission?: Deferred<unknown>;
-  callId?: string;
 }
 
 interface Report {
@@ -274,7 +292,7 @@ export function guestRunner(send: GuestSend, configText: string, inputText: stri
 
   // Requests to the host; records are null-prototype so no inherited setter sees them.
   const pending = new MapC<number, Pending>();
-  const receipts = new WeakMapC<Promise<unknown>, Promise<unknown>>();
+  const receipts = new WeakMapC<Promise<unknown>, Receipt>();
   let seqCounter = 0;
   function noop(): void {}
   function deferred(): Deferred<unknown> {
@@ -291,15 +309,10 @@ export function guestRunner(send: GuestSend, configText: string, inputText: stri
     if (callId !== undefined) defineProperty(e, 'callId', { value: callId, writable: true, enumerable: true, configurable: true });
     return e;
   }
-  function request(kind: 'call' | 'op', name: string, a: string | undefined, b: string | undefined, c: string | undefined, admitted: boolean): Pending {
+  function request(kind: 'call' | 'op', name: string, a: string | undefined, b: string | undefined, c: string | undefined): Pending {
     const seq = ++seqCounter;
     const rec = create(null) as Pending;
     rec.outcome = deferred();
-    if (admitted) {
-      rec.admission = deferred();
-      // Whether the guest ever asks for the receipt is its choice, not an unhandled rejection.
-      apply(promiseThen, rec.admission.promise, [undefined, noop]);
-    }
     apply(mapSet, pending, [seq, rec]);
     send(kind, seq, name, a, b, c);
     return rec;
@@ -314,12 +327,38 @@ export function guestRunner(send: GuestSend, configText: string, inputText: stri
     } catch (e) {
       return reject(e);
     }
-    const rec = request('call', name, text, undefined, undefined, true);
-    apply(wmSet, receipts, [rec.outcome.promise, rec.admission!.promise]);
+    const rec = request('call', name, text, undefined, undefined);
+    rec.call = create(null);
+    apply(wmSet, receipts, [rec.outcome.promise, rec.call]);
     return rec.outcome.promise;
   }
   function op(name: string, a?: string, b?: string, c?: string): Promise<unknown> {
-    return request('op', name, a, b, c, false).outcome.promise;
+    return request('op', name, a, b, c).outcome.promise;
+  }
+  function receiptOf(text: string): unknown {
+    const receipt = jsonParse(text) as { callId: string; executionId: string | null };
+    return freeze({ callId: receipt.callId, executionId: receipt.executionId });
+  }
+  function callIdOf(call: Receipt | undefined): string | undefined {
+    return call?.text === undefined ? undefined : (jsonParse(call.text) as { callId: string }).callId;
+  }
+  /** The receipt promise of a call: settled now if the admission came, else when it comes. */
+  function receiptPromise(call: Receipt): Promise<unknown> {
+    if (call.promise !== undefined) return call.promise;
+    if (call.text !== undefined) call.promise = apply(promiseResolve, PromiseC, [receiptOf(call.text)]) as Promise<unknown>;
+    else if (call.refused !== undefined) call.promise = reject(failure(call.refused, undefined));
+    else {
+      call.admission = deferred();
+      call.promise = call.admission.promise;
+    }
+    // Whether the guest ever awaits the receipt is its choice, not an unhandled rejection.
+    apply(promiseThen, call.promise, [undefined, noop]);
+    return call.promise;
+  }
+  function admit(call: Receipt | undefined, text: string | undefined): void {
+    if (call === undefined) return;
+    call.text = text;
+    if (call.admission !== undefined) call.admission.resolve(receiptOf(text!));
   }
 
   const tools = {};
@@ -338,9 +377,9 @@ export function guestRunner(send: GuestSend, configText: string, inputText: stri
     defineProperty(context, name, { value: fn, enumerable: true, writable: false, configurable: false });
   }
   method('receipt', function receipt(promise: unknown) {
-    const admission = promise !== null && typeof promise === 'object' ? (apply(wmGet, receipts, [promise]) as Promise<unknown> | undefined) : undefined;
-    if (admission === undefined) return reject(new TypeErrorC('context.receipt expects a promise returned by a tool call'));
-    return admission;
+    const call = promise !== null && typeof promise === 'object' ? (apply(wmGet, receipts, [promise]) as Receipt | undefined) : undefined;
+    if (call === undefined) return reject(new TypeErrorC('context.receipt expects a promise returned by a tool call'));
+    return receiptPromise(call);
   });
   if (config.catalog) {
     method('catalog', function catalog() {
@@ -373,25 +412,24 @@ export function guestRunner(send: GuestSend, configText: string, inputText: stri
   }
   freeze(context);
 
-  function dispatch(kind: 'admit' | 'settle', seq: number, ok: boolean, payload: string | undefined): void {
+  function dispatch(kind: 'admit' | 'settle' | 'answer', seq: number, ok: boolean, payload: string | undefined, receipt?: string): void {
     const rec = apply(mapGet, pending, [seq]) as Pending | undefined;
     if (rec === undefined) return;
     if (kind === 'admit') {
-      if (ok) {
-        const receipt = jsonParse(payload!) as { callId: string; executionId: string | null };
-        rec.callId = receipt.callId;
-        rec.admission!.resolve(freeze({ callId: receipt.callId, executionId: receipt.executionId }));
-        return;
-      }
+      if (ok) return admit(rec.call, payload);
       const refused = jsonParse(payload!) as { code: string; message: string };
       apply(mapDelete, pending, [seq]);
-      rec.admission!.reject(failure(refused, undefined));
+      if (rec.call !== undefined) {
+        rec.call.refused = refused;
+        if (rec.call.admission !== undefined) rec.call.admission.reject(failure(refused, undefined));
+      }
       rec.outcome.reject(failure(refused, undefined));
       return;
     }
+    if (kind === 'answer') admit(rec.call, receipt);
     apply(mapDelete, pending, [seq]);
     if (ok) rec.outcome.resolve(payload === undefined ? undefined : jsonParse(payload));
-    else rec.outcome.reject(failure(jsonParse(payload!) as { code: string; message: string }, rec.callId));
+    else rec.outcome.reject(failure(jsonParse(payload!) as { code: string; message: string }, callIdOf(rec.call)));
   }
 
   // Results

@@ -5,7 +5,7 @@
  */
 import { fail, toJsonText } from './check-invocation.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
-import type { GuestOp, RawResult, ToWorker } from './protocol.js';
+import type { GuestOp, RawResult, Settlement, ToWorker } from './protocol.js';
 import { locateImport, mapStack } from './source-map.js';
 import type { SandboxError, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
 
@@ -30,16 +30,21 @@ function hostFailure(e: unknown, fallback: string): { code: string; message: str
   return { code: 'failed', message: typeof e === 'string' ? e : fallback };
 }
 
-function settle(call: BridgeCall, seq: number, value: unknown): void {
+/** A host value as the guest receives it: JSON text, or a failure when it is not JSON. */
+function settlement(value: unknown): Settlement {
   const json = toJsonText(value);
-  call.reply(
-    json.ok
-      ? { t: 'settle', id: call.id, seq, ok: true, value: json.text }
-      : { t: 'settle', id: call.id, seq, ok: false, code: json.code, message: `the result is not JSON` },
-  );
+  return json.ok ? { ok: true, value: json.text } : { ok: false, code: json.code, message: `the result is not JSON` };
 }
 
-/** A tool call of the guest: admitted (or refused) first, its outcome settled later. */
+function settle(call: BridgeCall, seq: number, value: unknown): void {
+  call.reply({ t: 'settle', id: call.id, seq, ...settlement(value) });
+}
+
+/**
+ * A tool call of the guest: admitted (or refused) first, its outcome settled later. An outcome
+ * that settles before the host's next turn (a tool that answers at once) travels with its
+ * admission in one message; otherwise the admission goes on that turn, not held for the outcome.
+ */
 export function answerCall(call: BridgeCall, seq: number, name: string, input: string | undefined): void {
   const id = call.id;
   const refuse = (code: string, message: string) => call.reply({ t: 'admit', id, seq, ok: false, code, message });
@@ -67,19 +72,24 @@ export function answerCall(call: BridgeCall, seq: number, name: string, input: s
         refuse('internal', `the call of '${name}' was admitted without a receipt`);
         return;
       }
-      // Observed at once, so a failure that comes before the guest awaits it is handled.
-      const outcome = Promise.resolve(admitted.outcome);
-      call.reply({
-        t: 'admit',
-        id,
-        seq,
-        ok: true,
+      const receipt = {
         callId: String(admitted.callId),
         executionId: admitted.executionId === null || admitted.executionId === undefined ? null : String(admitted.executionId),
+      };
+      let admitSent = false;
+      const admitNow = setImmediate(() => {
+        admitSent = true;
+        call.reply({ t: 'admit', id, seq, ok: true, ...receipt });
       });
-      outcome.then(
-        (out) => settle(call, seq, out),
-        (e: unknown) => call.reply({ t: 'settle', id, seq, ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
+      const answer = (settled: Settlement): void => {
+        if (admitSent) return call.reply({ t: 'settle', id, seq, ...settled });
+        clearImmediate(admitNow);
+        call.reply({ t: 'answer', id, seq, ...receipt, ...settled });
+      };
+      // Observed at once, so a failure that comes before the guest awaits it is handled.
+      Promise.resolve(admitted.outcome).then(
+        (out) => answer(settlement(out)),
+        (e: unknown) => answer({ ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
       );
     },
     (e: unknown) => {

@@ -38,12 +38,16 @@ export interface InvokeMessage {
   budget: number;
 }
 
+/** How a request ended: its value as JSON text, or a failure's code and message. */
+export type Settlement = { ok: true; value: string | undefined } | { ok: false; code: string; message: string };
+
 export type ToWorker =
   | InvokeMessage
   | { t: 'admit'; id: number; seq: number; ok: true; callId: string; executionId: string | null }
   | { t: 'admit'; id: number; seq: number; ok: false; code: string; message: string }
-  | { t: 'settle'; id: number; seq: number; ok: true; value: string | undefined }
-  | { t: 'settle'; id: number; seq: number; ok: false; code: string; message: string }
+  | ({ t: 'settle'; id: number; seq: number } & Settlement)
+  // A tool call admitted and settled before the host's next turn: both in one message (one VM entry).
+  | ({ t: 'answer'; id: number; seq: number; callId: string; executionId: string | null } & Settlement)
   | { t: 'cancel'; id: number };
 
 export type GuestOp = 'catalog' | 'receive' | 'emit' | 'outcome';

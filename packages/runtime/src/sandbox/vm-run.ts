@@ -30,6 +30,15 @@ export interface RunHost {
   jsException(): Engine['JSException'] | undefined;
 }
 
+/** One host answer for the guest's dispatch: an admission, a settlement, or both (`answer`, with the receipt JSON) of request `seq`. */
+export interface Delivery {
+  kind: 'admit' | 'settle' | 'answer';
+  seq: number;
+  ok: boolean;
+  payload: string | undefined;
+  receipt?: string;
+}
+
 export class Run implements BudgetMember {
   private vm: QuickJS | undefined;
   /** The VM's WASM linear memory: what it holds of the host's memory (it only ever grows). */
@@ -254,25 +263,25 @@ export class Run implements BudgetMember {
   }
 
   /** A host answer to a request the guest made; runs the guest until it waits again. */
-  deliver(kind: 'admit' | 'settle', seq: number, ok: boolean, payload: string | undefined): void {
+  deliver(answer: Delivery): void {
     const vm = this.vm;
     const dispatch = this.dispatch;
     if (vm === undefined || dispatch === undefined || this.finished) return;
-    if (kind === 'settle' || !ok) this.outstanding--;
-    let text = payload;
-    let success = ok;
+    const { kind, seq, receipt } = answer;
+    if (kind !== 'admit' || !answer.ok) this.outstanding--;
+    let { ok, payload } = answer;
     // A string this long cannot fit in the guest's heap; refusing it here keeps the engine's
     // own (unlimited) staging buffer from growing to its size.
     const room = this.msg.limits.memoryBytes - this.others().bytes;
-    if (text !== undefined && text.length > room) {
-      success = false;
-      text = JSON.stringify({ code: 'output-too-large', message: 'the value is larger than the memory the sandbox has left' });
+    if (payload !== undefined && payload.length > room) {
+      ok = false;
+      payload = JSON.stringify({ code: 'output-too-large', message: 'the value is larger than the memory the sandbox has left' });
     }
     this.enter(
       () => {
-        const handles = [vm.newString(kind), vm.newNumber(seq), text === undefined ? vm.undefined : vm.newString(text)];
-        const [k, n, p] = handles as [JSValueHandle, JSValueHandle, JSValueHandle];
-        vm.callFunction(dispatch, vm.undefined, k, n, success ? vm.true : vm.false, p).dispose();
+        const handles = [vm.newString(kind), vm.newNumber(seq), payload === undefined ? vm.undefined : vm.newString(payload)];
+        if (receipt !== undefined) handles.push(vm.newString(receipt));
+        vm.callFunction(dispatch, vm.undefined, handles[0]!, handles[1]!, ok ? vm.true : vm.false, ...handles.slice(2)).dispose();
         for (const h of handles) h.dispose();
       },
       (e) => this.escaped(e, 'the sandbox could not deliver a result to the routine'),

@@ -5,10 +5,10 @@
  * resolution of its own; it starts from dist/ (worker-assets.ts), beside its sibling modules.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FromWorker, ToWorker, WorkerData } from './protocol.js';
+import type { FromWorker, Settlement, ToWorker, WorkerData } from './protocol.js';
 import { describeHostError, failure } from './raw-result.js';
 import { VmSource } from './vm-image.js';
-import { Run, type Engine, type RunHost } from './vm-run.js';
+import { Run, type Delivery, type Engine, type RunHost } from './vm-run.js';
 
 const data = workerData as WorkerData;
 const runs = new Map<number, Run>();
@@ -53,15 +53,34 @@ function receive(message: ToWorker): void {
       return;
     }
     case 'admit':
-      if (message.ok) runs.get(message.id)?.deliver('admit', message.seq, true, JSON.stringify({ callId: message.callId, executionId: message.executionId }));
-      else runs.get(message.id)?.deliver('admit', message.seq, false, JSON.stringify({ code: message.code, message: message.message }));
+      if (message.ok) runs.get(message.id)?.deliver(admitted(message));
+      else
+        runs
+          .get(message.id)
+          ?.deliver({ kind: 'admit', seq: message.seq, ok: false, payload: JSON.stringify({ code: message.code, message: message.message }) });
       return;
     case 'settle':
-      if (message.ok) runs.get(message.id)?.deliver('settle', message.seq, true, message.value);
-      else runs.get(message.id)?.deliver('settle', message.seq, false, JSON.stringify({ code: message.code, message: message.message }));
+      runs.get(message.id)?.deliver(settled(message));
+      return;
+    case 'answer':
+      runs.get(message.id)?.deliver({ ...settled(message), kind: 'answer', receipt: receiptText(message) });
       return;
     case 'cancel':
       runs.get(message.id)?.cancel();
       return;
   }
+}
+
+function receiptText(message: { callId: string; executionId: string | null }): string {
+  return JSON.stringify({ callId: message.callId, executionId: message.executionId });
+}
+
+function admitted(message: { seq: number; callId: string; executionId: string | null }): Delivery {
+  return { kind: 'admit', seq: message.seq, ok: true, payload: receiptText(message) };
+}
+
+function settled(message: { seq: number } & Settlement): Delivery {
+  return message.ok
+    ? { kind: 'settle', seq: message.seq, ok: true, payload: message.value }
+    : { kind: 'settle', seq: message.seq, ok: false, payload: JSON.stringify({ code: message.code, message: message.message }) };
 }
