@@ -42,6 +42,18 @@ describe('the host bridge of a tool call', () => {
     expect(sent.slice(1)).toEqual([{ t: 'settle', id: 3, seq: 3, ok: true, value: '{"done":true}' }]);
   });
 
+  it('takes an admission the host returns synchronously, and a synchronous throw as a refusal', async () => {
+    const sync = bridge((_name, input) => ({ callId: 'c1.5', executionId: null, outcome: Promise.resolve(input) }));
+    answerCall(sync.call, 5, 't', '7');
+    const throwing = bridge(() => {
+      throw { code: 'closed', message: 'the execution ended' };
+    });
+    answerCall(throwing.call, 6, 't', undefined);
+    await nextTurn();
+    expect(sync.sent).toEqual([{ t: 'answer', id: 3, seq: 5, callId: 'c1.5', executionId: null, ok: true, value: '7' }]);
+    expect(throwing.sent).toEqual([{ t: 'admit', id: 3, seq: 6, ok: false, code: 'closed', message: 'the execution ended' }]);
+  });
+
   it('refuses an unknown tool at once, with no admission', () => {
     const { call, sent } = bridge(async () => {
       throw new Error('not reached');

@@ -10,8 +10,9 @@ export class CallState {
   clock: { epochMs: number; seed: number } | undefined;
   /** Calls admitted under this one, in admission order ($.calls reads them). */
   readonly children: CallState[] = [];
-  readonly settled: Promise<void>;
-  private resolveSettled!: () => void;
+  /** Made only when something waits for the settlement (context.outcome): most calls have no waiter. */
+  private settledPromise: Promise<void> | undefined;
+  private resolveSettled: (() => void) | undefined;
 
   constructor(
     readonly id: string,
@@ -20,8 +21,14 @@ export class CallState {
     readonly name: string,
     readonly input: unknown,
     readonly async: boolean,
-  ) {
-    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+  ) {}
+
+  /** Resolves once the call has completed or failed. */
+  get settled(): Promise<void> {
+    if (this.settledPromise === undefined) {
+      this.settledPromise = this.status === 'pending' ? new Promise((resolve) => (this.resolveSettled = resolve)) : Promise.resolve();
+    }
+    return this.settledPromise;
   }
 
   /** Deterministic: the parent's id and the admission index under it (`c1.2.1`). */
@@ -32,13 +39,13 @@ export class CallState {
   complete(output: unknown): void {
     this.status = 'completed';
     this.output = output;
-    this.resolveSettled();
+    this.resolveSettled?.();
   }
 
   fail(error: CallError): void {
     this.status = 'failed';
     this.error = error;
-    this.resolveSettled();
+    this.resolveSettled?.();
   }
 
   record(): CallRecord {

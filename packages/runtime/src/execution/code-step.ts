@@ -48,7 +48,7 @@ export async function runCode(scope: Scope): Promise<unknown> {
     memoryBudget: exec.id,
   };
   const host: SandboxHost = {
-    callTool: async (name, input) => {
+    callTool: (name, input) => {
       const admitted = callTool(scope, name, input);
       return { callId: admitted.call.id, executionId: null, outcome: admitted.outcome };
     },

@@ -7,7 +7,7 @@ import { fail, toJsonText } from './check-invocation.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
 import type { GuestOp, RawResult, Settlement, ToWorker } from './protocol.js';
 import { locateImport, mapStack } from './source-map.js';
-import type { SandboxError, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
+import type { SandboxAdmission, SandboxError, SandboxHost, SandboxInvocation, SandboxResult } from './types.js';
 
 /** One live invocation as the bridge sees it; `reply` posts to its worker unless it has ended. */
 export interface BridgeCall {
@@ -28,6 +28,10 @@ function hostFailure(e: unknown, fallback: string): { code: string; message: str
     };
   }
   return { code: 'failed', message: typeof e === 'string' ? e : fallback };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** A host value as the guest receives it: JSON text, or a failure when it is not JSON. */
@@ -60,43 +64,43 @@ export function answerCall(call: BridgeCall, seq: number, name: string, input: s
   } catch {
     return refuse('not-json', `the input of '${name}' is not JSON`);
   }
-  let admission: Promise<Awaited<ReturnType<SandboxHost['callTool']>>>;
+  const admit = (admitted: SandboxAdmission): void => {
+    if (admitted === null || typeof admitted !== 'object') {
+      refuse('internal', `the call of '${name}' was admitted without a receipt`);
+      return;
+    }
+    const receipt = {
+      callId: String(admitted.callId),
+      executionId: admitted.executionId === null || admitted.executionId === undefined ? null : String(admitted.executionId),
+    };
+    let admitSent = false;
+    const admitNow = setImmediate(() => {
+      admitSent = true;
+      call.reply({ t: 'admit', id, seq, ok: true, ...receipt });
+    });
+    const answer = (settled: Settlement): void => {
+      if (admitSent) return call.reply({ t: 'settle', id, seq, ...settled });
+      clearImmediate(admitNow);
+      call.reply({ t: 'answer', id, seq, ...receipt, ...settled });
+    };
+    // Observed at once, so a failure that comes before the guest awaits it is handled.
+    Promise.resolve(admitted.outcome).then(
+      (out) => answer(settlement(out)),
+      (e: unknown) => answer({ ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
+    );
+  };
+  const notAdmitted = (e: unknown): void => {
+    const f = hostFailure(e, `the call of '${name}' was not admitted`);
+    refuse(f.code, f.message);
+  };
+  let admission: ReturnType<SandboxHost['callTool']>;
   try {
-    admission = Promise.resolve(call.host.callTool(name, value));
+    admission = call.host.callTool(name, value);
   } catch (e) {
-    admission = Promise.reject(e);
+    return notAdmitted(e);
   }
-  admission.then(
-    (admitted) => {
-      if (admitted === null || typeof admitted !== 'object') {
-        refuse('internal', `the call of '${name}' was admitted without a receipt`);
-        return;
-      }
-      const receipt = {
-        callId: String(admitted.callId),
-        executionId: admitted.executionId === null || admitted.executionId === undefined ? null : String(admitted.executionId),
-      };
-      let admitSent = false;
-      const admitNow = setImmediate(() => {
-        admitSent = true;
-        call.reply({ t: 'admit', id, seq, ok: true, ...receipt });
-      });
-      const answer = (settled: Settlement): void => {
-        if (admitSent) return call.reply({ t: 'settle', id, seq, ...settled });
-        clearImmediate(admitNow);
-        call.reply({ t: 'answer', id, seq, ...receipt, ...settled });
-      };
-      // Observed at once, so a failure that comes before the guest awaits it is handled.
-      Promise.resolve(admitted.outcome).then(
-        (out) => answer(settlement(out)),
-        (e: unknown) => answer({ ok: false, ...hostFailure(e, `the call of '${name}' failed`) }),
-      );
-    },
-    (e: unknown) => {
-      const f = hostFailure(e, `the call of '${name}' was not admitted`);
-      refuse(f.code, f.message);
-    },
-  );
+  if (isThenable(admission)) Promise.resolve(admission).then(admit, notAdmitted);
+  else admit(admission);
 }
 
 /** A context operation of the guest (catalog, outcome, receive, emit), if the routine has it. */

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { WorkerPool } from './pool.js';
 import type { Sandbox, SandboxInvocation } from './types.js';
 
-export type { Sandbox, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from './types.js';
+export type { Sandbox, SandboxAdmission, SandboxError, SandboxErrorCode, SandboxHost, SandboxInvocation, SandboxModule, SandboxResult } from './types.js';
 
 /** CONTRACTS.md "Runtime limits" defaults, with the execution timeout applied to one invocation. */
 export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxInvocation['limits']> = Object.freeze({

@@ -45,14 +45,22 @@ export interface SandboxInvocation {
   memoryBudget?: string;
 }
 
+/** A tool call's admission by the host: its ids and its outcome to come. */
+export interface SandboxAdmission {
+  callId: string;
+  executionId: string | null;
+  outcome: Promise<unknown>;
+}
+
 export interface SandboxHost {
   /**
-   * Admission then outcome: resolves when the call is admitted (the guest's
+   * Admission then outcome: returns (or resolves with) the admission (the guest's
    * context.receipt(p) then yields {callId, executionId}); `outcome` settles with the tool's
    * JSON output or rejects with {code, message} (a failed tool call rejects in the guest
-   * with an Error carrying that message and code).
+   * with an Error carrying that message and code). A host that admits synchronously may
+   * return the admission itself: it saves a turn of the host's microtask queue per call.
    */
-  callTool(name: string, input: unknown): Promise<{ callId: string; executionId: string | null; outcome: Promise<unknown> }>;
+  callTool(name: string, input: unknown): SandboxAdmission | Promise<SandboxAdmission>;
   /** context.catalog(), only when context.catalog is true. */
   catalog?(): Promise<unknown>;
   /** context.outcome(callId): the later outcome of an async call the routine made (RUN-7). */
