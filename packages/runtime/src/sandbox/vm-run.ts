@@ -55,6 +55,8 @@ export class Run implements BudgetMember {
   /** Guest code is running: the VM must not be released now. */
   private inSlice = false;
   private dispatch: JSValueHandle | undefined;
+  /** The guest strings of the answer kinds, made once per VM rather than once per answer. */
+  private readonly kinds: Partial<Record<Delivery['kind'], JSValueHandle>> = {};
   private readonly modules: ModuleLoader;
   private readonly clock: SliceClock;
   private phase: 'init' | 'run' = 'init';
@@ -279,9 +281,10 @@ export class Run implements BudgetMember {
     }
     this.enter(
       () => {
-        const handles = [vm.newString(kind), vm.newNumber(seq), payload === undefined ? vm.undefined : vm.newString(payload)];
+        const k = (this.kinds[kind] ??= vm.newString(kind));
+        const handles = [vm.newNumber(seq), payload === undefined ? vm.undefined : vm.newString(payload)];
         if (receipt !== undefined) handles.push(vm.newString(receipt));
-        vm.callFunction(dispatch, vm.undefined, handles[0]!, handles[1]!, ok ? vm.true : vm.false, ...handles.slice(2)).dispose();
+        vm.callFunction(dispatch, vm.undefined, k, handles[0]!, ok ? vm.true : vm.false, ...handles.slice(1)).dispose();
         for (const h of handles) h.dispose();
       },
       (e) => this.escaped(e, 'the sandbox could not deliver a result to the routine'),
@@ -316,6 +319,7 @@ export class Run implements BudgetMember {
     try {
       this.start_?.dispose();
       this.dispatch?.dispose();
+      for (const h of Object.values(this.kinds)) h.dispose();
     } catch {
       // A VM that trapped may fail to free; it is unreachable either way and the GC takes its memory.
     }
