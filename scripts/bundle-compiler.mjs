@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// Builds @berrypack/compiler's JavaScript: every `exports` subpath of packages/compiler/package.json
+// is one esbuild entry of one build with code splitting, so the subpaths share one copy of every
+// module and class, and a process loads a few files instead of ~150 (Node's module loader costs
+// per file; docs/performance.md, round four, wt-load). tsc writes only the declarations
+// (`emitDeclarationOnly`); this writes dist/*.js at the paths `exports` names. Dependencies stay
+// external (one copy of yaml, acorn and magic-string, resolved from the package as installed).
+//
+//   node scripts/bundle-compiler.mjs     (run by `npm run build` and `prepare` after `tsc --build`)
+//
+// Deterministic: the same sources give the same bytes (chunk names are content hashes, paths in
+// comments are relative to the package). A file is rewritten only when its bytes change, and a
+// .js file in dist/ this build did not make (an older build's chunk, a tsc output) is removed.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PACKAGE = fileURLToPath(new URL('../packages/compiler/', import.meta.url));
+const DIST = path.join(PACKAGE, 'dist');
+
+/** The entries: `./dist/X.js` of every `exports` target, built from `src/X.ts`. */
+export function compilerEntries(manifest = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8'))) {
+  const targets = new Set();
+  const visit = (value) => {
+    if (typeof value === 'string') {
+      if (value.startsWith('./dist/') && value.endsWith('.js')) targets.add(value.slice('./dist/'.length, -'.js'.length));
+    } else if (value && typeof value === 'object') for (const [condition, v] of Object.entries(value)) if (condition !== 'types') visit(v);
+  };
+  visit(manifest.exports);
+  return [...targets].sort().map((out) => ({ in: `src/${out}.ts`, out }));
+}
+
+/** Builds the bundle into dist/; returns the files written (relative to dist/) and every file of the build. */
+export async function bundleCompiler() {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    absWorkingDir: PACKAGE,
+    entryPoints: compilerEntries(),
+    outdir: 'dist',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    tsconfig: 'tsconfig.json',
+    // Bare specifiers (yaml, acorn, magic-string, node:*) load from node_modules as installed.
+    packages: 'external',
+    // Shared chunks sit beside the check worker's entry: the code that starts the worker finds it
+    // as `./check-worker.js` next to its own module (package/check-worker-start.ts).
+    chunkNames: 'package/[name]-[hash]',
+    charset: 'utf8',
+    legalComments: 'inline',
+    logLevel: 'silent',
+    write: false,
+  });
+  const made = new Set();
+  const written = [];
+  for (const file of result.outputFiles) {
+    const rel = path.relative(DIST, file.path).split(path.sep).join('/');
+    made.add(rel);
+    let old;
+    try {
+      old = readFileSync(file.path);
+    } catch {
+      old = undefined;
+    }
+    if (old !== undefined && Buffer.compare(old, file.contents) === 0) continue;
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    // Written aside and renamed, so a process loading the compiler meanwhile sees a whole file.
+    const temp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temp, file.contents);
+    renameSync(temp, file.path);
+    written.push(rel);
+  }
+  for (const rel of listJs(DIST)) if (!made.has(rel)) rmSync(path.join(DIST, rel), { force: true });
+  return { written, files: [...made].sort() };
+}
+
+/** Every .js (and .js.map) file under `dir`, relative, `/`-separated. */
+function listJs(dir, prefix = '') {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) =>
+    e.isDirectory() ? listJs(path.join(dir, e.name), `${prefix}${e.name}/`) : /\.js(\.map)?$/.test(e.name) ? [`${prefix}${e.name}`] : [],
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  bundleCompiler().then(
+    ({ written, files }) => {
+      if (written.length > 0) process.stdout.write(`@berrypack/compiler: ${files.length} files in dist/ (${written.length} written)\n`);
+    },
+    (error) => {
+      process.stderr.write(`bundle-compiler: ${error && error.message ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
