@@ -11,7 +11,7 @@
 // Deterministic: the same sources give the same bytes (chunk names are content hashes, paths in
 // comments are relative to the package). A file is rewritten only when its bytes change, and a
 // .js file in dist/ this build did not make (an older build's chunk, a tsc output) is removed.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,6 +28,26 @@ export function compilerEntries(manifest = JSON.parse(readFileSync(path.join(PAC
   };
   visit(manifest.exports);
   return [...targets].sort().map((out) => ({ in: `src/${out}.ts`, out }));
+}
+
+/**
+ * esbuild leaves `new URL('./x.js', import.meta.url)` as written, relative to whichever output
+ * file the code landed in: each such file must exist beside it (the check worker is an entry in
+ * dist/package/, where the shared chunks are), or the bundle would look for a file only tsc used
+ * to write. Returns one message per reference `exists(target)` denies (paths relative to dist/).
+ */
+export function missingRelativeUrls(files, exists) {
+  const problems = [];
+  for (const { rel, text } of files) {
+    for (const m of text.matchAll(/new URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1]));
+      if (!exists(target))
+        problems.push(
+          `dist/${rel} loads ${m[1]} relative to itself, but there is no dist/${target}: make it an \`exports\` entry built beside the shared chunks (dist/package/)`,
+        );
+    }
+  }
+  return problems;
 }
 
 /** Builds the bundle into dist/; returns the files written (relative to dist/) and every file of the build. */
@@ -53,11 +73,15 @@ export async function bundleCompiler() {
     logLevel: 'silent',
     write: false,
   });
-  const made = new Set();
+  const made = new Set(result.outputFiles.map((file) => path.relative(DIST, file.path).split(path.sep).join('/')));
+  const problems = missingRelativeUrls(
+    result.outputFiles.map((file) => ({ rel: path.relative(DIST, file.path).split(path.sep).join('/'), text: file.text })),
+    (target) => made.has(target) || (!target.endsWith('.js') && existsSync(path.join(DIST, target))),
+  );
+  if (problems.length > 0) throw new Error(problems.join('\n'));
   const written = [];
   for (const file of result.outputFiles) {
     const rel = path.relative(DIST, file.path).split(path.sep).join('/');
-    made.add(rel);
     let old;
     try {
       old = readFileSync(file.path);

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundleCompiler, compilerEntries } from '../scripts/bundle-compiler.mjs';
+import { bundleCompiler, compilerEntries, missingRelativeUrls } from '../scripts/bundle-compiler.mjs';
 import { ROOT } from './support/cli.js';
 
 const DIST = path.join(ROOT, 'packages/compiler/dist');
@@ -45,5 +45,20 @@ describe("the compiler's bundle", () => {
       expect(code, f).not.toMatch(/^await\b|^(?:const|let|var) [^=]+= await\b/m);
     }
     expect(relative).toBeGreaterThan(names.length);
+  });
+
+  it('is refused when code loads a file relative to its own module that the build did not write beside it', () => {
+    const files = [
+      {
+        rel: 'package/chunk-AAAAAAAA.js',
+        text: 'const w = new URL("./check-worker.js", import.meta.url);\nconst s = new URL("./other-worker.js", import.meta.url);',
+      },
+      { rel: 'index.js', text: "const x = new URL('./package/check-worker.js', import.meta.url); const y = new URL('../schemas/a.json', import.meta.url);" },
+    ];
+    const exists = (target: string) => ['package/check-worker.js', '../schemas/a.json'].includes(target);
+    expect(missingRelativeUrls(files, exists)).toEqual([
+      'dist/package/chunk-AAAAAAAA.js loads ./other-worker.js relative to itself, but there is no dist/package/other-worker.js: make it an `exports` entry built beside the shared chunks (dist/package/)',
+    ]);
+    expect(missingRelativeUrls(files.slice(1), exists)).toEqual([]);
   });
 });
