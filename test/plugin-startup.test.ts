@@ -74,6 +74,10 @@ if (result.errors.length > 0) process.exit(1);
     expect(loadsCompiler(phases.start)).toBe(false);
     // Its adapter seam (options, messages) is loaded: the factory checks options at once.
     expect((phases.start ?? []).some((m) => m.endsWith('/packages/compiler/dist/internal-adapter.js'))).toBe(true);
+    // Nor is the include/exclude filter's picomatch, needed only from the first import on.
+    expect(
+      [...(phases.start ?? []), ...(phases.imported ?? [])].filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]/.test(m)),
+    ).toEqual([]);
     expect(loadsCompiler(phases.imported)).toBe(false);
     expect(loadsCompiler(phases.made)).toBe(true);
     expect(readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);

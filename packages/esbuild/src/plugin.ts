@@ -11,7 +11,6 @@ import {
   type BuildMemo,
   type ModuleOptions,
 } from '@berrypack/compiler/internal-adapter';
-import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
@@ -36,17 +35,22 @@ const CLAIMED = Symbol('berrypack.claimed');
  */
 export function berrypack(options?: Options): Plugin {
   const settings = resolvePluginOptions(options);
-  // Ids reaching it are absolute file paths; it tests them with `/` separators.
-  const filter = createFilter(settings.include, settings.exclude);
-  // The compiler's main entry (about 150 modules) is imported when esbuild runs `setup`, after
-  // it has started its service, and awaited by the first hook that needs it: it loads on this
-  // thread while esbuild starts and reads the entry points on the other core. One compiler per
-  // plugin instance: rebuilds in a context reuse its per-file caches.
-  let loading: Promise<{ api: typeof CompilerApi; compiler: Compiler }> | undefined;
-  const load = () => (loading ??= import('@berrypack/compiler').then((api) => ({ api, compiler: api.createCompiler(settings.compiler) })));
+  // The compiler's main entry (about 150 modules) and the filter's picomatch are imported when
+  // esbuild runs `setup`, after it has started its service, and awaited by the first hook that
+  // needs them: they load on this thread while esbuild starts and reads the entry points on the
+  // other core. One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
+  let loading: Promise<{ api: typeof CompilerApi; compiler: Compiler; filter: (id: string) => boolean }> | undefined;
+  const load = () =>
+    (loading ??= Promise.all([import('@berrypack/compiler'), import('@rollup/pluginutils')]).then(([api, { createFilter }]) => ({
+      api,
+      compiler: api.createCompiler(settings.compiler),
+      // Ids reaching it are absolute file paths; it tests them with `/` separators.
+      filter: createFilter(settings.include, settings.exclude),
+    })));
 
   async function claims(file: string, explicit: boolean): Promise<boolean> {
-    const { nodeHost } = (await load()).api;
+    const { api, filter } = await load();
+    const { nodeHost } = api;
     // A missing file stays esbuild's to report ("Could not resolve").
     if (!filter(file) || nodeHost.stat(file)?.kind !== 'file') return false;
     // `?berrypack` or an explicit include claims a manifest without the extension, so the compiler says what is missing.
