@@ -19,8 +19,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
     testTimeout: 30_000,
-    // Gives the run its own TMPDIR and fails it when a test leaves a folder there.
-    globalSetup: ['test/support/temp-check.ts'],
+    // Gives the run its own TMPDIR and fails it when a test leaves a folder there; rebuilds the
+    // compiler's bundle (dist/*.js), which `npx tsc --build` alone leaves as it was.
+    globalSetup: ['test/support/temp-check.ts', 'test/support/compiler-bundle.ts'],
     pool: 'forks',
     // `npm test` runs with --coverage: the floor is what the whole suite reached when it was set,
     // rounded down a little, so it can only go up (raise it when the suite covers more).

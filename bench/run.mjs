@@ -586,6 +586,8 @@ for (const n of needsPackages ? options.ns : []) {
       'esbuild-plugin': 'esbuild + plugin',
       'rollup-watch': 'rollup.watch + plugin',
       'vite-watch': 'Vite build watch + plugin',
+      'webpack-watch': 'webpack watch + plugin',
+      'rspack-watch': 'Rspack watch + plugin',
     };
     for (const [mode, label] of Object.entries(adapters)) {
       for (const [kind, what] of kinds) {

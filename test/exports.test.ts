@@ -33,6 +33,8 @@ describe('public exports', () => {
   it('@berrypack/compiler/internal-adapter is what bundler adapters need beyond it', async () => {
     const api = await import('../packages/compiler/src/internal-adapter.js');
     expect(Object.keys(api).sort()).toEqual([
+      'LineIndex',
+      'codeFrame',
       'createBuildMemo',
       'findPackageManifest',
       'isBerryImport',

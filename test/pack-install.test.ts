@@ -5,9 +5,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core';
 import { publint } from 'publint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilerEntries } from '../scripts/bundle-compiler.mjs';
 import { ROOT } from './support/cli.js';
 import { npm, packWorkspaces, readmeSection, workspaces, writeProject, type Packed } from './support/pack-install.js';
 import { cleanup, listFiles, tempDir } from './support/temp.js';
@@ -31,7 +33,8 @@ beforeAll(() => {
     writeFileSync(path.join(project, file), text);
   }
 }, 600_000);
-afterAll(() => cleanup(root));
+// Removing the installed project's node_modules takes long on a loaded machine.
+afterAll(() => cleanup(root), 120_000);
 
 function sh(command: string): { status: number | null; out: string } {
   const result = spawnSync('sh', ['-c', command], { cwd: project, env, encoding: 'utf8', timeout: 180_000 });
@@ -96,6 +99,61 @@ describe('the tarballs', () => {
         .sort(),
     );
   });
+
+  it('run the bundled compiler: its dist/ is the build of scripts/bundle-compiler.mjs, and a plugin and the CLI in one process load one copy of it', () => {
+    const compiler = packed.find((p) => p.name === '@berrypack/compiler')!;
+    const installed = path.join(project, 'node_modules/@berrypack/compiler');
+    // The tarball's JavaScript is the bundle, byte for byte (vitest's global setup built the
+    // repository's dist/ from the sources just now): the entries `exports` names and shared
+    // chunks, not a file per source module.
+    const js = compiler.files.filter((f) => f.endsWith('.js')).sort();
+    const entries = compilerEntries(compiler.manifest).map((e) => `dist/${e.out}.js`);
+    expect(js).toEqual(expect.arrayContaining(entries));
+    expect(js.filter((f) => !entries.includes(f) && !/^dist\/package\/[\w-]+-[A-Z0-9]{8}\.js$/.test(f))).toEqual([]);
+    expect(js).not.toContain('dist/package/compile-package.js');
+    for (const file of js) expect(readFileSync(path.join(installed, file)).equals(readFileSync(path.join(compiler.dir, file))), file).toBe(true);
+    // No top-level await in any of it (CONTRACTS.md, Packaging): a CommonJS config `require`s the plugins.
+    for (const file of js) expect(readFileSync(path.join(installed, file), 'utf8'), file).not.toMatch(/^await\b|^(?:const|let|var) [^=]+= await\b/m);
+
+    // Rollup with @berrypack/rollup, then the CLI's `build`, in one process: every compiler
+    // module loads once, from the one installed package, and a function both subpaths export is
+    // the same object.
+    writeFileSync(
+      path.join(project, 'one-copy.mjs'),
+      [
+        "import { rollup } from 'rollup';",
+        "import berrypack from '@berrypack/rollup';",
+        "import { run } from 'berrypack';",
+        "import * as adapter from '@berrypack/compiler/internal-adapter';",
+        "import * as forCli from '@berrypack/compiler/internal-cli';",
+        "const build = await rollup({ input: 'src/main.js', plugins: [berrypack()], logLevel: 'silent' });",
+        "await build.generate({ format: 'es' });",
+        "const code = await run(['build', 'hello', '--out-dir', 'one-copy', '--no-cache']);",
+        'console.log(JSON.stringify({ code, shared: adapter.findPackageManifest === forCli.findPackageManifest && adapter.readNormalized === forCli.readNormalized }));',
+        '',
+      ].join('\n'),
+    );
+    const log = path.join(root, 'one-copy.log');
+    writeFileSync(log, '');
+    const result = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'test/support/module-log.mjs')).href, 'one-copy.mjs'], {
+      cwd: project,
+      env: { ...env, BERRYPACK_MODULE_LOG: log },
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ code: 0, shared: true });
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      // The compiler's modules, not its own dependencies (magic-string) installed under it.
+      .filter((m) => /[\\/]@berrypack[\\/]compiler[\\/](?!node_modules[\\/])/.test(m));
+    const at = pathToFileURL(path.join(installed, 'dist')).href + '/';
+    expect(loaded.filter((m) => !m.startsWith(at))).toEqual([]);
+    const files = loaded.map((m) => `dist/${m.slice(at.length)}`);
+    expect(new Set(files).size).toBe(files.length);
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/internal-adapter.js', 'dist/internal-cli.js']));
+    expect(files.every((f) => js.includes(f))).toBe(true);
+  }, 300_000);
 
   it('pass publint (strict) and are the types wrong? (the ESM-only profile where there is no CommonJS build)', async () => {
     for (const p of packed) {

@@ -2,15 +2,16 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-// From dist, as the CLI and the plugins run it: the worker thread is the compiled check-worker.js.
+// From dist, as the CLI and the plugins run it (the bundle's entries; scripts/bundle-compiler.mjs):
+// the worker thread is the built check-worker.js.
 import { createCompiler, nodeHost, type CompilerHost } from '../packages/compiler/dist/index.js';
 import { AnswerRecorder } from '../packages/compiler/dist/internal-cli.js';
-import { worthAThread } from '../packages/compiler/dist/package/check-pool.js';
-import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/package/check-worker-start.js';
+import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/internal-check-worker.js';
 import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
 import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
+import { worthAThread } from '../packages/compiler/src/package/check-pool.js';
 import { packChecked, unpackChecked } from '../packages/compiler/src/package/checked-wire.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-parallel-'));

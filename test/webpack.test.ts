@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { createCompiler, loadBundleFile, nodeHost } from '@berrypack/compiler';
 import type webpack from 'webpack';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -410,6 +412,35 @@ describe('@berrypack/webpack', () => {
       expect((await build(webpackHost!, nodeConfig(dir, [berrypack(), recorder], { mode: 'development' }))).errors).toEqual([]);
       expect(recorded).toEqual([false, true]);
     } finally {
+      cleanup(dir);
+    }
+  });
+
+  it('keeps no hold on the bundle bytes webpack wrote, so a watch rebuild can reuse their memory', { timeout: 120_000 }, async () => {
+    const dir = tempDir('berrypack-webpack-');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const [webpackHost] = HOSTS;
+    const written: WeakRef<ArrayBufferLike>[] = [];
+    const recorder = {
+      apply(compiler: webpack.Compiler) {
+        compiler.hooks.assetEmitted.tap('test', (file, { content }) => {
+          if (file.endsWith('.berry.json')) written.push(new WeakRef(content.buffer));
+        });
+      },
+    };
+    // A watch session stays open: the plugin, its compiler and the compilation are all alive.
+    const session = watch(webpackHost!, nodeConfig(dir, [berrypack(), recorder], { mode: 'development' }));
+    try {
+      copyFixture('notebook', dir);
+      writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+      expect((await session.first()).errors).toEqual([]);
+      expect(written).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      gc();
+      expect(written[0]!.deref()).toBeUndefined();
+    } finally {
+      await session.close();
       cleanup(dir);
     }
   });

@@ -7,10 +7,13 @@
 //       package's files and directories, bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's
 //       floor that also emits an asset of the bundle's size under a new name each build (what
 //       rolldown itself spends on an asset that large).
-// For the plugins (rollup-watch, vite-watch, esbuild-plugin) `extra` also holds, per edit, the
+// For the plugins (rollup-watch, vite-watch, webpack-watch, rspack-watch, esbuild-plugin) `extra` also holds, per edit, the
 // time in the plugin's own hooks (`hookMs`) and a rebuild of the same edit by a second compiler
 // in the same process right after (`compilerMs`, given the edited file as the plugin's watcher
-// gives it, except for esbuild): the adapter's share is the rebuild minus `compilerMs`.
+// gives it, except for esbuild): the adapter's share is the rebuild minus `compilerMs`. The
+// watchers' rows also give the process's CPU time (user + system, all threads) from the write to
+// the build's end (`cpuMs`) and its minor page faults (`minorFaults`: fresh memory touched, which
+// costs about 15 µs a page on the bench VM, and does not depend on the load).
 // PKG_DIR is a private copy of the package (edited in place); ENTRY a module importing its
 // plugin.json (for the plugins); JS_DIR the package's JS mirror (for esbuild-js).
 // Edit kinds: `routine` appends a sentence to the body of a model routine (routines/ns0/model0.md);
@@ -63,6 +66,8 @@ function bundleNames() {
 const samples = { routine: [], code: [] };
 const hookSamples = { routine: [], code: [] };
 const compilerSamples = { routine: [], code: [] };
+const cpuSamples = { routine: [], code: [] };
+const faultSamples = { routine: [], code: [] };
 let hookMs = 0;
 /** `fn` timed into `hookMs` (the plugin's own hooks, its compiler's build included). */
 const timed = (fn) =>
@@ -90,6 +95,34 @@ function timeHooks(instance) {
   return instance;
 }
 
+/**
+ * webpack's and Rspack's plugin, its build hooks timed: the loader's `load` (the plugin instance
+ * the loader finds in the plugin's registry), `finishModules` and `processAssets`, each timed by
+ * taps of this bench placed just before and after the plugin's own.
+ */
+function timeWebpackHooks(instance) {
+  const REGISTRY = Symbol.for('@berrypack/webpack');
+  return {
+    name: instance.name,
+    apply(compiler) {
+      instance.apply(compiler);
+      for (const target of globalThis[REGISTRY]?.values() ?? []) if (!target.timed) Object.assign(target, { load: timed(target.load), timed: true });
+      let t = 0;
+      const start = () => void (t = performance.now());
+      const stop = () => void (hookMs += performance.now() - t);
+      const stage = compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL;
+      compiler.hooks.thisCompilation.tap({ name: 'bench-hooks', before: instance.name }, (compilation) => {
+        compilation.hooks.finishModules.tap({ name: 'bench-hooks', before: instance.name }, start);
+        compilation.hooks.processAssets.tap({ name: 'bench-hooks', stage, before: instance.name }, start);
+      });
+      compiler.hooks.thisCompilation.tap('bench-hooks-end', (compilation) => {
+        compilation.hooks.finishModules.tap('bench-hooks-end', stop);
+        compilation.hooks.processAssets.tap({ name: 'bench-hooks-end', stage }, stop);
+      });
+    },
+  };
+}
+
 /** The same edit rebuilt by a second compiler in this process, after the plugin's rebuild was timed. */
 let shadow;
 async function shadowRebuild(kind, listed) {
@@ -115,6 +148,7 @@ if (paths) result.extra.watched = { files: paths.files.length, directories: path
  * taken for this one's; a plugin's edit must write a new bundle, a floor's only end a build.
  */
 async function watchLoop(watcher, settleMs) {
+  Object.assign(result.extra, { cpuMs: cpuSamples, minorFaults: faultSamples });
   let t = performance.now();
   // The first build may have started before the listener was attached (Vite's `build` starts it).
   watcher.arm(true);
@@ -129,10 +163,15 @@ async function watchLoop(watcher, settleMs) {
       const done = watcher.next();
       watcher.arm();
       hookMs = 0;
+      const cpu = process.cpuUsage();
+      const faults = process.resourceUsage().minorPageFault;
       edit(kind);
       t = performance.now();
       outcome = await done;
       samples[kind].push(performance.now() - t);
+      const used = process.cpuUsage(cpu);
+      cpuSamples[kind].push((used.user + used.system) / 1000);
+      faultSamples[kind].push(process.resourceUsage().minorPageFault - faults);
       hookSamples[kind].push(hookMs);
       if (outcome instanceof Error) throw outcome;
       if (!floor && [...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
@@ -251,7 +290,8 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   await watcher.close();
 } else if (host === 'webpack' || host === 'rspack') {
   const create = await hostCompiler(host);
-  const plugins = [floor ? webpackFloor(paths) : (await plugin('webpack'))()];
+  const plugins = [floor ? webpackFloor(paths) : timeWebpackHooks((await plugin('webpack'))())];
+  if (!floor) await startShadow();
   const compiler = create(webpackConfig(entry, outDir, plugins, 'development'));
   const builds = buildTracker();
   compiler.hooks.watchRun.tap('bench', () => builds.started());

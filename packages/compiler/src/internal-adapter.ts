@@ -16,3 +16,7 @@ export {
 export { resolvePluginOptions, type FilterPattern, type PluginOptions, type ResolvedPluginOptions } from './package/plugin-options.js';
 export { subtreeWatchPaths } from './package/watch-paths.js';
 export { readNormalized } from './source/read-normalized.js';
+// For an adapter that imports the compiler's main entry only when a build starts: its messages
+// are made by modules that load before it.
+export { codeFrame } from './diagnostics/code-frame.js';
+export { LineIndex } from './diagnostics/line-index.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canonicalJson, MAX_JSON_DEPTH, RawJson } from '../src/bundle/canonical-json.js';
+import { canonicalJson, canonicalPieces, MAX_JSON_DEPTH, RawJson } from '../src/bundle/canonical-json.js';
 import { digestOf, isDigest, sha256Hex } from '../src/bundle/digest.js';
 import { BUNDLE_FORMATS } from '../src/bundle/content-view.js';
 import { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from '../src/bundle/envelope.js';
@@ -273,6 +273,26 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
     expect(RawJson.of({ b: 1, a: [2] }).text).toBe('{"a":[2],"b":1}');
     // A data string with the placeholders' character still comes out as data.
     expect(canonicalJson({ a: '\u0000berrypack-raw-0:0', b: new RawJson('true') })).toBe('{"a":"\\u0000berrypack-raw-0:0","b":true}');
+  });
+
+  it('keeps only the bytes of a released fragment and gives the same text and pieces from them', () => {
+    const text = '{"path":"é/ü.md","text":"ä 𝄞 \\u0000 ,\\"key\\":"}';
+    const kept = new RawJson(text);
+    const released = new RawJson(text);
+    // Encoded with a prefix of more than one byte per character, then the text let go.
+    expect(Buffer.from(released.entry('ké', true)).toString('utf8')).toBe(`,"ké":${text}`);
+    released.release();
+    expect(released.text).toBe(text);
+    // Asked elsewhere (another key, an array item, no prefix), the bytes are made again from it.
+    for (const [a, b] of [
+      [kept.prefixed(','), released.prefixed(',')],
+      [kept.entry('x', false), released.entry('x', false)],
+      [kept.bytes, released.release().bytes],
+    ])
+      expect(Buffer.from(b!).equals(Buffer.from(a!))).toBe(true);
+    expect(canonicalJson({ list: [released, kept] })).toBe(`{"list":[${text},${text}]}`);
+    const pieces = canonicalPieces({ b: [kept, released.release()], a: released });
+    expect(Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString('utf8')).toBe(`{"a":${text},"b":[${text},${text}]}`);
   });
 
   it('agrees with a naive reference and is idempotent on a seeded random corpus', () => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { writeBundle, type BundleFile } from '@berrypack/compiler';
+import type { BundleFile, writeBundle } from '@berrypack/compiler';
 import type { BuildOptions, BuildResult, OutputFile, PartialMessage } from 'esbuild';
 import { PLUGIN_NAME } from './to-esbuild-message.js';
 
@@ -14,10 +14,12 @@ export function outputDirectory(options: BuildOptions): string | undefined {
 /**
  * Writes the bundles of a successful build, the same bytes as `berrypack build`, or with
  * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
- * Returns the errors to report (nowhere to write, a failed write).
+ * Returns the errors to report (nowhere to write, a failed write). `write` is the compiler's
+ * `writeBundle` (the plugin loads the compiler when a build starts).
  */
 export function emitBundles(
   bundles: readonly BundleFile[],
+  write: typeof writeBundle,
   result: BuildResult,
   options: BuildOptions,
   durable = true,
@@ -49,7 +51,7 @@ export function emitBundles(
         // A rebuild (not durable) takes over the bundle it supersedes (same package, same out
         // dir), so a watch session leaves one bundle per package rather than one per edit.
         const key = `${dir}\0${packageOf(bundle.fileName)}`;
-        writeBundle(dir, bundle, { durable, replaces: durable ? undefined : superseded?.get(key) });
+        write(dir, bundle, { durable, replaces: durable ? undefined : superseded?.get(key) });
         superseded?.set(key, bundle.fileName);
       }
     } catch (error) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { createCompiler, nodeHost, type BuildResult, type BundleFile, type PackageSummary, type PluginOptions as Options } from '@berrypack/compiler';
+import type * as CompilerApi from '@berrypack/compiler';
+import type { BuildResult, BundleFile, Compiler, PackageSummary, PluginOptions as Options } from '@berrypack/compiler';
 import {
   createBuildMemo,
   isBerryImport,
@@ -7,9 +8,9 @@ import {
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
+  type BuildMemo,
   type ModuleOptions,
 } from '@berrypack/compiler/internal-adapter';
-import { createFilter } from '@rollup/pluginutils';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
@@ -34,12 +35,22 @@ const CLAIMED = Symbol('berrypack.claimed');
  */
 export function berrypack(options?: Options): Plugin {
   const settings = resolvePluginOptions(options);
-  // Ids reaching it are absolute file paths; it tests them with `/` separators.
-  const filter = createFilter(settings.include, settings.exclude);
-  // One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
-  const compiler = createCompiler(settings.compiler);
+  // The compiler's main entry (about 150 modules) and the filter's picomatch are imported when
+  // esbuild runs `setup`, after it has started its service, and awaited by the first hook that
+  // needs them: they load on this thread while esbuild starts and reads the entry points on the
+  // other core. One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
+  let loading: Promise<{ api: typeof CompilerApi; compiler: Compiler; filter: (id: string) => boolean }> | undefined;
+  const load = () =>
+    (loading ??= Promise.all([import('@berrypack/compiler'), import('@rollup/pluginutils')]).then(([api, { createFilter }]) => ({
+      api,
+      compiler: api.createCompiler(settings.compiler),
+      // Ids reaching it are absolute file paths; it tests them with `/` separators.
+      filter: createFilter(settings.include, settings.exclude),
+    })));
 
-  function claims(file: string, explicit: boolean): boolean {
+  async function claims(file: string, explicit: boolean): Promise<boolean> {
+    const { api, filter } = await load();
+    const { nodeHost } = api;
     // A missing file stays esbuild's to report ("Could not resolve").
     if (!filter(file) || nodeHost.stat(file)?.kind !== 'file') return false;
     // `?berrypack` or an explicit include claims a manifest without the extension, so the compiler says what is missing.
@@ -49,6 +60,8 @@ export function berrypack(options?: Options): Plugin {
   return {
     name: PLUGIN_NAME,
     setup(build) {
+      // Started, not awaited (esbuild would wait for setup); a failure is reported by the hooks that await it.
+      load().catch(() => undefined);
       const moduleOptions = (summary: PackageSummary): ModuleOptions => ({
         fileExpression: isEsm(build.initialOptions)
           ? `new URL(${JSON.stringify(`./${summary.fileName}`)}, import.meta.url).href`
@@ -56,7 +69,8 @@ export function berrypack(options?: Options): Plugin {
         namedExports: settings.namedExports,
       });
       // Per build: a package imported through its manifest and a routine compiles once.
-      const builds = createBuildMemo(compiler);
+      let builds: BuildMemo | undefined;
+      let writeBundle: typeof CompilerApi.writeBundle | undefined;
       const bundles = new Map<string, BundleFile>();
       // Rebuilds of a context (watch mode, `rebuild()`) write without fsync (the renames stay
       // atomic) and take over the bundle of the package they supersede.
@@ -65,7 +79,7 @@ export function berrypack(options?: Options): Plugin {
       const prepared = new Map<string, Promise<void>>();
       build.onStart(() => {
         started++;
-        builds.clear();
+        builds?.clear();
         bundles.clear();
       });
 
@@ -73,14 +87,22 @@ export function berrypack(options?: Options): Plugin {
         if ((args.pluginData as Record<symbol, unknown> | undefined)?.[RESOLVING]) return undefined;
         const explicit = args.path.endsWith(SUFFIX);
         const file = await resolvePath(build, explicit ? { ...args, path: args.path.slice(0, -SUFFIX.length) } : args);
-        if (file === undefined || !claims(file, explicit)) return undefined;
+        if (file === undefined || !(await claims(file, explicit))) return undefined;
         return { path: file, namespace: 'file', pluginData: { [CLAIMED]: true } };
       });
 
       build.onLoad({ filter: CANDIDATE_FILE, namespace: 'file' }, async (args) => {
         if (!(args.pluginData as Record<symbol, unknown> | undefined)?.[CLAIMED]) return undefined;
         const file = args.path;
-        const manifest = manifestForImport(file, nodeHost);
+        let loaded: Awaited<ReturnType<typeof load>>;
+        try {
+          loaded = await load();
+        } catch (error) {
+          return failure(file, `Unexpected internal error loading @berrypack/compiler: ${(error as Error).message}`);
+        }
+        writeBundle = loaded.api.writeBundle;
+        const memo = (builds ??= createBuildMemo(loaded.compiler));
+        const manifest = manifestForImport(file, loaded.api.nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
         let first: boolean;
@@ -88,14 +110,14 @@ export function berrypack(options?: Options): Plugin {
           // The second thread only pays for a package's first build: a rebuild finds its sources checked.
           let preparing = prepared.get(manifest);
           if (preparing === undefined) {
-            preparing = builds.prepare(manifest).catch((error: unknown) => {
+            preparing = memo.prepare(manifest).catch((error: unknown) => {
               prepared.delete(manifest);
               throw error;
             });
             prepared.set(manifest, preparing);
           }
           await preparing;
-          ({ result, first } = builds.build(manifest));
+          ({ result, first } = memo.build(manifest));
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
@@ -128,8 +150,9 @@ export function berrypack(options?: Options): Plugin {
 
       build.onEnd((result) => {
         // Nothing is written for a failed build, whichever plugin or file failed it.
-        if (result.errors.length > 0) return undefined;
-        return { errors: emitBundles([...bundles.values()], result, build.initialOptions, started <= 1, superseded) };
+        // A bundle to write means a load has run, so the compiler is loaded.
+        if (result.errors.length > 0 || writeBundle === undefined) return undefined;
+        return { errors: emitBundles([...bundles.values()], writeBundle, result, build.initialOptions, started <= 1, superseded) };
       });
     },
   };

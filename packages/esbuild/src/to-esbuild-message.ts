@@ -1,4 +1,5 @@
-import { LineIndex, type Diagnostic } from '@berrypack/compiler';
+import type { Diagnostic } from '@berrypack/compiler';
+import { LineIndex } from '@berrypack/compiler/internal-adapter';
 import type { Location, PartialMessage, PartialNote } from 'esbuild';
 
 export const PLUGIN_NAME = 'berrypack';

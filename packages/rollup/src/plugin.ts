@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type * as CompilerApi from '@berrypack/compiler';
+import type { BundleFile, Diagnostic, PackageSummary, PluginOptions as Options } from '@berrypack/compiler';
 import {
-  checkSource,
-  createCompiler,
-  nodeHost,
-  type BundleFile,
-  type Diagnostic,
-  type PackageSummary,
-  type PluginOptions as Options,
-} from '@berrypack/compiler';
-import {
+  type BuildMemo,
   createBuildMemo,
   isBerryImport,
   manifestForImport,
@@ -51,7 +45,14 @@ export function berrypack(options?: Options): BerrypackPlugin {
   const settings = resolvePluginOptions(options);
   const filter = createFilter(settings.include, settings.exclude);
   // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
-  const builds = createBuildMemo(createCompiler(settings.compiler));
+  // Its main entry (about 150 modules) is imported here and awaited by the first hook that
+  // needs it, so it loads while the host sets up (Vite resolves its config, rolldown starts its
+  // threads) instead of before the host is even imported. Until it has loaded there is nothing
+  // for `clear` to forget.
+  let builds: BuildMemo | undefined;
+  const loading = import('@berrypack/compiler').then((api) => ({ api, builds: (builds = createBuildMemo(api.createCompiler(settings.compiler))) }));
+  // A failed import is reported by the hooks that await it.
+  loading.catch(() => undefined);
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
   // What the watcher reported since the current build started (`watchChange`), for the next one.
@@ -59,7 +60,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
   let dev: DevServing | undefined;
   const isFatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
 
-  function compile(context: PluginContext, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } | undefined {
+  function compile(context: PluginContext, builds: BuildMemo, id: string, manifest: string): { bundle: BundleFile; summary: PackageSummary } | undefined {
     const { result, first } = builds.build(manifest);
     // Before any error: Rollup keeps watching what a failed build registered, so a fix recovers.
     if (dev) dev.track(id, result.files, result.directories);
@@ -106,7 +107,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
     return `import.meta.ROLLUP_FILE_URL_${emit(bundle.fileName, bundle.bytes)}`;
   }
 
-  function notASource(context: PluginContext, file: string, manifest: string, packageName: string): never {
+  function notASource(context: PluginContext, api: typeof CompilerApi, file: string, manifest: string, packageName: string): never {
     let bytes: Uint8Array | undefined;
     try {
       bytes = readFileSync(file);
@@ -117,7 +118,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
     if (bytes)
       report(
         context,
-        checkSource(file, bytes, { requireSource: true }).diagnostics.filter((d) => d.severity === 'error'),
+        api.checkSource(file, bytes, { requireSource: true }).diagnostics.filter((d) => d.severity === 'error'),
         true,
       );
     const relative = path.relative(path.dirname(manifest), file).split(path.sep).join('/');
@@ -133,7 +134,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
     buildStart() {
       // In watch mode every change to what the builds registered comes through `watchChange`
       // (the dev server loads modules on its own schedule: there the compiler checks each file).
-      builds.clear(this.meta.watchMode && !dev ? changes : undefined);
+      builds?.clear(this.meta.watchMode && !dev ? changes : undefined);
       changes = new Set();
       emitted.clear();
     },
@@ -148,7 +149,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
         // Spread, so what a host adds (Vite's `kind`, rolldown's extras) reaches the other resolvers too.
         const resolved = await this.resolve(bare, importer, { ...resolveOptions, skipSelf: true } as ResolveOptions);
         if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !filter(resolved.id)) return null;
-        if (!explicit && !isBerryImport(resolved.id, nodeHost)) return null;
+        if (!explicit && !isBerryImport(resolved.id, (await loading).api.nodeHost)) return null;
         return resolved.id + SUFFIX;
       },
     },
@@ -160,25 +161,26 @@ export function berrypack(options?: Options): BerrypackPlugin {
         if (!OURS.test(id)) return null;
         const file = id.slice(0, -SUFFIX.length);
         if (!filter(file)) return null;
-        const manifest = manifestForImport(file, nodeHost);
+        const { api, builds } = await loading;
+        const manifest = manifestForImport(file, api.nodeHost);
         if (!manifest) {
           return this.error({
             message: `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,
           });
         }
         await builds.prepare(manifest);
-        const compiled = compile(this, id, manifest);
+        const compiled = compile(this, builds, id, manifest);
         if (compiled === undefined) return 'export default undefined;\n';
         const { bundle, summary } = compiled;
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
-        return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, file, manifest, summary.name);
+        return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, api, file, manifest, summary.name);
       },
     },
 
     watchChange(file) {
       changes.add(file);
       // A build starts with `buildStart`; the dev server has no next build, so it forgets here.
-      if (dev) builds.clear();
+      if (dev) builds?.clear();
       // A build reloads every module by itself; the dev server only reloads what it is told.
       dev?.invalidate(file);
     },

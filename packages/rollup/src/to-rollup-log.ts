@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { codeFrame, type Diagnostic } from '@berrypack/compiler';
+import type { Diagnostic } from '@berrypack/compiler';
+import { codeFrame } from '@berrypack/compiler/internal-adapter';
 
 /**
  * A Rollup log made from a Berry diagnostic; `rule` and `hint` ride along for tools that read

@@ -15,10 +15,21 @@ import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
  */
 export class RawJson {
+  /** Undefined once `release` let it go: the bytes hold it then. */
+  #text: string | undefined;
   #prefix = '';
   #bytes: Uint8Array | undefined;
 
-  constructor(readonly text: string) {}
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** The canonical text; after `release`, decoded again from the bytes (a rebuild of a changed container asks it, a cold build never does). */
+  get text(): string {
+    if (this.#text !== undefined) return this.#text;
+    const bytes = this.#bytes!;
+    return (this.#text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', Buffer.byteLength(this.#prefix)));
+  }
 
   /** The text in UTF-8, encoded once: a rebuild copies unchanged fragments' bytes instead of encoding them again. */
   get bytes(): Uint8Array {
@@ -31,7 +42,13 @@ export class RawJson {
    */
   prefixed(prefix: string): Uint8Array {
     if (this.#bytes === undefined || this.#prefix !== prefix) {
-      this.#bytes = Buffer.from(prefix + this.text, 'utf8');
+      const text = this.text;
+      // Written in place rather than encoding `prefix + text`: the joined string would be one more copy of every file's text.
+      const at = Buffer.byteLength(prefix);
+      const bytes = Buffer.allocUnsafe(at + Buffer.byteLength(text));
+      if (at > 0) bytes.write(prefix, 0);
+      bytes.write(text, at);
+      this.#bytes = bytes;
       this.#prefix = prefix;
       this.#key = undefined;
     }
@@ -52,6 +69,16 @@ export class RawJson {
     this.#key = key;
     this.#comma = comma;
     return bytes;
+  }
+
+  /**
+   * Lets go of the text once it is encoded: the bytes alone stay alive. For the assembler's
+   * per-file fragments, which together hold every text of the package a second time; a
+   * cold build keeps them all until it writes, and the collector copies every live string.
+   */
+  release(): this {
+    if (this.#bytes !== undefined) this.#text = undefined;
+    return this;
   }
 
   /** The canonical text of `value`, kept for splicing. */

@@ -117,22 +117,25 @@ function joinRun(run: readonly Uint8Array[]): Uint8Array {
   const known = joinedRuns.get(run[0]!);
   // Fragment bytes are never changed in place: the same objects are the same bytes.
   if (known !== undefined && known.run.length === run.length && known.run.every((piece, i) => piece === run[i])) return known.joined;
-  const joined = joinParts(run);
+  const joined = joinParts(run, Buffer.allocUnsafeSlow(byteLength(run)));
   joinedRuns.set(run[0]!, { run, joined });
   return joined;
 }
 
-/** One plain Uint8Array (not a Buffer: a caller's `bytes.slice()` must copy, as it does for a Uint8Array). */
-function joinParts(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const bytes = new Uint8Array(length);
+/** The parts copied into `bytes`: by default one plain Uint8Array (not a Buffer: a caller's `bytes.slice()` must copy, as it does for a Uint8Array); a run, never handed out, needs no zero-filled one. */
+function joinParts(parts: readonly Uint8Array[], bytes = new Uint8Array(byteLength(parts))): Uint8Array {
   let at = 0;
   for (const part of parts) {
     bytes.set(part, at);
     at += part.length;
   }
   return bytes;
+}
+
+function byteLength(parts: readonly Uint8Array[]): number {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return length;
 }
 
 /**

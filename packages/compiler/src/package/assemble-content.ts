@@ -106,7 +106,10 @@ export function assembleContent(
       if (record.input !== undefined) summary.input = record.input;
       if (record.output !== undefined) summary.output = record.output;
       if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
-      return { record, raw: fragmentOf(record), summary, file: file(path, routine.text, 'text/markdown') };
+      // Encoded where it will most likely sit among the sorted sources, and only the bytes kept (see `RawJson.release`).
+      const raw = fragmentOf(record);
+      raw.entry(name, i > 0);
+      return { record, raw: raw.release(), summary, file: file(path, routine.text, 'text/markdown') };
     });
     add(name, memoInputs, entry);
   }
@@ -209,7 +212,11 @@ interface FileEntry {
 /** A `files` entry: the text once, without its digest and size, which a loader computes. */
 function fileEntry(path: string, text: string, mediaType: string): FileEntry {
   const plain = { mediaType, path, text };
-  return { plain, raw: fragmentOf(plain) };
+  // Encoded as a later item of `files` (all but the first are), and only the bytes kept: the
+  // fragments hold every text of the package a second time (see `RawJson.release`).
+  const raw = fragmentOf(plain);
+  raw.prefixed(',');
+  return { plain, raw: raw.release() };
 }
 
 function routineEntry(

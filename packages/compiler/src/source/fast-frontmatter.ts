@@ -135,7 +135,8 @@ class LineReader {
   private map(first: number, column: number, depth: number): Read<YMap> {
     if (depth > MAX_FAST_DEPTH) decline();
     const entries: YEntry[] = [];
-    const keys = new Set<string>();
+    // Duplicates found by a scan while the map is small: a Set per map was a tenth of what this reader allocated.
+    let keys: Set<string> | undefined;
     let keyAt = first;
     let end: number;
     for (;;) {
@@ -143,8 +144,9 @@ class LineReader {
       if (!KEY.test(this.text)) decline();
       const colon = KEY.lastIndex - 1;
       const key = this.text.slice(keyAt, colon);
-      if (keys.has(key) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
-      keys.add(key);
+      if (keys === undefined && entries.length >= SCANNED_KEYS) keys = new Set(entries.map((e) => e.key));
+      if ((keys === undefined ? hasKey(entries, key) : keys.has(key)) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
+      keys?.add(key);
       const keySpan = this.span(keyAt, colon);
       const value = this.mapValue(colon, column, depth);
       entries.push({ key, keySpan, value: value.node, span: { start: keySpan.start, end: Math.max(keySpan.end, value.node.span.end) } });
@@ -351,6 +353,14 @@ class LineReader {
   private span(start: number, end: number): Span {
     return { start: this.offset + start, end: this.offset + end };
   }
+}
+
+/** Up to this many keys a map's duplicate check scans its entries. */
+const SCANNED_KEYS = 16;
+
+function hasKey(entries: readonly YEntry[], key: string): boolean {
+  for (let i = 0; i < entries.length; i++) if (entries[i]!.key === key) return true;
+  return false;
 }
 
 /** A plain scalar may not start with an indicator, nor with `-`, `?` or `:` followed by a space (nor, here, with a space or be empty). */
