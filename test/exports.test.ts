@@ -40,6 +40,7 @@ describe('public exports', () => {
       'isBerryImport',
       'isBerryManifest',
       'manifestForImport',
+      'nodeHost',
       'readNormalized',
       'renderImportModule',
       'renderPackageModule',

@@ -1,7 +1,7 @@
-// When the bundler plugins load the compiler (issue #21, round four): `@berrypack/esbuild` and
-// `@berrypack/rollup` import the compiler's main entry when a build needs it, not when the
-// plugin is imported, so it loads while the host starts (esbuild's service, Vite's config,
-// rolldown's threads). Each case runs the built dist/ in a child process with
+// When the bundler plugins load the compiler (issue #21, round four): `@berrypack/esbuild`,
+// `@berrypack/rollup` and `@berrypack/webpack` import the compiler's main entry when a build
+// needs it, not when the plugin is imported, so it loads while the host starts (esbuild's
+// service, Vite's config, rolldown's threads, Rspack's native side). Each case runs the built dist/ in a child process with
 // test/support/module-log.mjs preloaded, which lists every module it loads; the script writes
 // its own markers into the same list.
 import { spawnSync } from 'node:child_process';
@@ -100,6 +100,33 @@ note('built');
     expect(loadsCompiler(phases.start)).toBe(false);
     expect(loadsCompiler(phases.imported)).toBe(true);
     expect(existsSync(outdir) && readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
+  });
+
+  it.each(['webpack', 'rspack'])('@berrypack/webpack with %s: not on import; from the factory on, and the build writes the bundle', (host) => {
+    const outdir = path.join(dir, `out-${host}`);
+    const factory =
+      host === 'webpack'
+        ? `(await import(${url(resolveFrom('webpack', 'webpack'))})).default`
+        : `(await import(${url(resolveFrom('webpack', '@rspack/core'))})).rspack`;
+    const { phases, out, status } = run(
+      host,
+      `const { default: berrypack } = await import(${url(path.join(ROOT, 'packages/webpack/dist/index.js'))});
+note('imported');
+const plugin = berrypack();
+note('made');
+const compile = ${factory};
+const compiler = compile({ mode: 'production', context: ${JSON.stringify(dir)}, entry: ${JSON.stringify(entry)}, target: 'node', devtool: false, output: { path: ${JSON.stringify(outdir)}, library: { type: 'commonjs2' } }, optimization: { minimize: false }, infrastructureLogging: { level: 'none' }, stats: 'none', plugins: [plugin] });
+const stats = await new Promise((resolve, reject) => compiler.run((error, result) => (error ? reject(error) : resolve(result))));
+await new Promise((resolve) => compiler.close(resolve));
+note('built');
+if (stats.hasErrors()) { console.log(stats.toString('errors-only')); process.exit(1); }
+`,
+    );
+    expect(status, out).toBe(0);
+    expect(loadsCompiler(phases.start)).toBe(false);
+    expect((phases.start ?? []).some((m) => m.endsWith('/packages/compiler/dist/internal-adapter.js'))).toBe(true);
+    expect(loadsCompiler([...(phases.imported ?? []), ...(phases.made ?? [])])).toBe(true);
+    expect(readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
   });
 
   it('still checks options in the factory, before the compiler loads', () => {

@@ -19,4 +19,5 @@ export { readNormalized } from './source/read-normalized.js';
 // For an adapter that imports the compiler's main entry only when a build starts: its messages
 // are made by modules that load before it.
 export { codeFrame } from './diagnostics/code-frame.js';
+export { nodeHost } from './host.js';
 export { LineIndex } from './diagnostics/line-index.js';

@@ -1,4 +1,4 @@
-import { nodeHost } from '@berrypack/compiler';
+import { nodeHost } from '@berrypack/compiler/internal-adapter';
 
 /**
  * Whether each file a build returned exists (webpack takes a present file as a dependency and a

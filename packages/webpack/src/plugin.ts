@@ -1,12 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { createCompiler, nodeHost, type BuildResult, type BundleFile, type Diagnostic, type PluginOptions as Options } from '@berrypack/compiler';
+import type { BuildResult, BundleFile, Diagnostic, PluginOptions as Options } from '@berrypack/compiler';
 import {
   createBuildMemo,
   isBerryImport,
   manifestForImport,
+  nodeHost,
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
+  type BuildMemo,
 } from '@berrypack/compiler/internal-adapter';
 import { createFilter } from '@rollup/pluginutils';
 import { createAssetSources } from './asset-sources.js';
@@ -46,8 +48,12 @@ interface LoaderTarget {
 export function berrypack(options?: Options): WebpackPlugin {
   const settings = resolvePluginOptions(options);
   const filter = createFilter(settings.include, settings.exclude);
-  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
-  const compiler = createCompiler(settings.compiler);
+  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed. Its
+  // main entry is imported here and awaited by the first build, so it loads while the host
+  // starts (Rspack's native side) instead of before the host is even imported.
+  const loading = import('@berrypack/compiler').then((api) => api.createCompiler(settings.compiler));
+  // A failed import is reported by the build that awaits it.
+  loading.catch(() => undefined);
   const fatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
 
   /** The file a module's `resource` (path and query) is ours to build from, if it is. */
@@ -64,15 +70,19 @@ export function berrypack(options?: Options): WebpackPlugin {
     apply(host) {
       const instance = `${process.pid}:${++applied}`;
       // Per compilation, so a package imported by several modules is compiled and reported once.
-      const builds = createBuildMemo(compiler);
+      // Made by the first build, once the compiler has loaded: before it there is nothing to clear.
+      let builds: BuildMemo | undefined;
       const known = createKnownFiles();
       const sources = createAssetSources(host);
       const context = host.options.context ?? process.cwd();
 
       async function build(manifest: string): Promise<BuildResult> {
         try {
-          await builds.prepare(manifest);
-          return builds.build(manifest).result;
+          // Awaited before `builds` is read: two modules of one package building at once share one memo.
+          const compiler = await loading;
+          const memo = (builds ??= createBuildMemo(compiler));
+          await memo.prepare(manifest);
+          return memo.build(manifest).result;
         } catch (error) {
           // The compiler reports bad input as diagnostics; this is a fault of ours, said in one line.
           throw loaderError(`Unexpected internal error building ${displayPath(manifest, context)}: ${(error as Error).message}`);
@@ -134,7 +144,7 @@ export function berrypack(options?: Options): WebpackPlugin {
         // A watch run after the first knows what changed: the compiler then checks only those files.
         const { modifiedFiles, removedFiles } = host;
         const changed = modifiedFiles === undefined ? undefined : [...modifiedFiles, ...(removedFiles ?? [])];
-        builds.clear(changed);
+        builds?.clear(changed);
         known.forget(changed);
         const bundles = new Map<string, BundleFile>();
         // Every module of ours, built now or kept from the host's cache, reports its package's diagnostics.

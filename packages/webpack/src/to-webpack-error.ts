@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { codeFrame, type Diagnostic } from '@berrypack/compiler';
+import type { Diagnostic } from '@berrypack/compiler';
+import { codeFrame } from '@berrypack/compiler/internal-adapter';
 
 /** A webpack (or Rspack) error made from a Berry diagnostic; `code`, `rule` and `hint` ride along for tools that read them. */
 export interface BerryWebpackError extends Error {
