@@ -73,15 +73,12 @@ export async function bundleCompiler() {
     logLevel: 'silent',
     write: false,
   });
-  const made = new Set(result.outputFiles.map((file) => path.relative(DIST, file.path).split(path.sep).join('/')));
-  const problems = missingRelativeUrls(
-    result.outputFiles.map((file) => ({ rel: path.relative(DIST, file.path).split(path.sep).join('/'), text: file.text })),
-    (target) => made.has(target) || (!target.endsWith('.js') && existsSync(path.join(DIST, target))),
-  );
+  const outputs = result.outputFiles.map((file) => ({ file, rel: path.relative(DIST, file.path).split(path.sep).join('/'), text: file.text }));
+  const made = new Set(outputs.map((output) => output.rel));
+  const problems = missingRelativeUrls(outputs, (target) => made.has(target) || (!target.endsWith('.js') && existsSync(path.join(DIST, target))));
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const written = [];
-  for (const file of result.outputFiles) {
-    const rel = path.relative(DIST, file.path).split(path.sep).join('/');
+  for (const { file, rel } of outputs) {
     let old;
     try {
       old = readFileSync(file.path);

@@ -5,6 +5,7 @@ import {
   createBuildMemo,
   isBerryImport,
   manifestForImport,
+  nodeHost,
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
@@ -49,8 +50,7 @@ export function berrypack(options?: Options): Plugin {
     })));
 
   async function claims(file: string, explicit: boolean): Promise<boolean> {
-    const { api, filter } = await load();
-    const { nodeHost } = api;
+    const { filter } = await load();
     // A missing file stays esbuild's to report ("Could not resolve").
     if (!filter(file) || nodeHost.stat(file)?.kind !== 'file') return false;
     // `?berrypack` or an explicit include claims a manifest without the extension, so the compiler says what is missing.
@@ -102,7 +102,7 @@ export function berrypack(options?: Options): Plugin {
         }
         writeBundle = loaded.api.writeBundle;
         const memo = (builds ??= createBuildMemo(loaded.compiler));
-        const manifest = manifestForImport(file, loaded.api.nodeHost);
+        const manifest = manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
         let first: boolean;

@@ -7,6 +7,7 @@ import {
   createBuildMemo,
   isBerryImport,
   manifestForImport,
+  nodeHost,
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
@@ -149,7 +150,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
         // Spread, so what a host adds (Vite's `kind`, rolldown's extras) reaches the other resolvers too.
         const resolved = await this.resolve(bare, importer, { ...resolveOptions, skipSelf: true } as ResolveOptions);
         if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !filter(resolved.id)) return null;
-        if (!explicit && !isBerryImport(resolved.id, (await loading).api.nodeHost)) return null;
+        if (!explicit && !isBerryImport(resolved.id, nodeHost)) return null;
         return resolved.id + SUFFIX;
       },
     },
@@ -162,7 +163,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
         const file = id.slice(0, -SUFFIX.length);
         if (!filter(file)) return null;
         const { api, builds } = await loading;
-        const manifest = manifestForImport(file, api.nodeHost);
+        const manifest = manifestForImport(file, nodeHost);
         if (!manifest) {
           return this.error({
             message: `Unexpected import of ${file}, expected a routine inside a Berry package: no plugin.json with the \`ai.strawberry.berry\` extension in its directory or above`,

@@ -53,11 +53,7 @@ function receive(message: ToWorker): void {
       return;
     }
     case 'admit':
-      if (message.ok) runs.get(message.id)?.deliver(admitted(message));
-      else
-        runs
-          .get(message.id)
-          ?.deliver({ kind: 'admit', seq: message.seq, ok: false, payload: JSON.stringify({ code: message.code, message: message.message }) });
+      runs.get(message.id)?.deliver({ kind: 'admit', seq: message.seq, ok: message.ok, payload: message.ok ? receiptText(message) : failureText(message) });
       return;
     case 'settle':
       runs.get(message.id)?.deliver(settled(message));
@@ -75,12 +71,10 @@ function receiptText(message: { callId: string; executionId: string | null }): s
   return JSON.stringify({ callId: message.callId, executionId: message.executionId });
 }
 
-function admitted(message: { seq: number; callId: string; executionId: string | null }): Delivery {
-  return { kind: 'admit', seq: message.seq, ok: true, payload: receiptText(message) };
+function failureText(message: { code: string; message: string }): string {
+  return JSON.stringify({ code: message.code, message: message.message });
 }
 
 function settled(message: { seq: number } & Settlement): Delivery {
-  return message.ok
-    ? { kind: 'settle', seq: message.seq, ok: true, payload: message.value }
-    : { kind: 'settle', seq: message.seq, ok: false, payload: JSON.stringify({ code: message.code, message: message.message }) };
+  return { kind: 'settle', seq: message.seq, ok: message.ok, payload: message.ok ? message.value : failureText(message) };
 }
