@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Builds @berrypack/compiler's JavaScript: every `exports` subpath of packages/compiler/package.json
 // is one esbuild entry of one build with code splitting, so the subpaths share one copy of every
-// module and class, and a process loads a few files instead of ~150 (Node's module loader costs
-// per file; docs/performance.md, round four, wt-load). tsc writes only the declarations
+// module and class, and Rollup then joins esbuild's chunks into one per group of entries
+// (CHUNK_GROUPS), so a process loads a few files instead of ~150 (Node's module loader costs per
+// file; docs/performance.md, rounds four and five, wt-load). tsc writes only the declarations
 // (`emitDeclarationOnly`); this writes dist/*.js at the paths `exports` names. Dependencies stay
 // external (one copy of yaml, acorn and magic-string, resolved from the package as installed).
 //
 //   node scripts/bundle-compiler.mjs     (run by `npm run build` and `prepare` after `tsc --build`)
 //
 // Deterministic: the same sources give the same bytes (chunk names are content hashes, paths in
-// comments are relative to the package). A file is rewritten only when its bytes change, and a
+// comments are relative to the package; Rollup's output depends only on its input). A file is rewritten only when its bytes change, and a
 // .js file in dist/ this build did not make (an older build's chunk, a tsc output) is removed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,12 +51,29 @@ export function missingRelativeUrls(files, exists) {
   return problems;
 }
 
+/**
+ * The entries a process loads to run something (their names as `exports` builds them), each with
+ * the shared chunk its modules gather into. esbuild gives every set of entries (and of lazily
+ * imported modules) that reaches a module its own chunk: 32 files for a build, each a round of
+ * Node's module loader. Regrouped here (docs/performance.md, round five, wt-load): what the
+ * runtime's entries reach, then what the adapters' light entry reaches besides, then what the
+ * main entry and the CLI's reach besides, are one chunk each, so a build loads a few files and the
+ * runtime and a plugin's factory still load no more than they did. Later groups import earlier
+ * ones, never the reverse (each group is what an entry reaches, closed under static imports).
+ */
+const CHUNK_GROUPS = [
+  ['shared', ['bundle/index', 'reference/jsonpath', 'method/types']],
+  ['adapter', ['internal-adapter']],
+  ['compiler', ['index', 'internal-cli']],
+];
+
 /** Builds the bundle into dist/; returns the files written (relative to dist/) and every file of the build. */
 export async function bundleCompiler() {
-  const esbuild = await import('esbuild');
+  const [esbuild, { rollup }] = await Promise.all([import('esbuild'), import('rollup')]);
+  const entries = compilerEntries();
   const result = await esbuild.build({
     absWorkingDir: PACKAGE,
-    entryPoints: compilerEntries(),
+    entryPoints: entries,
     outdir: 'dist',
     bundle: true,
     splitting: true,
@@ -65,15 +83,44 @@ export async function bundleCompiler() {
     tsconfig: 'tsconfig.json',
     // Bare specifiers (yaml, acorn, magic-string, node:*) load from node_modules as installed.
     packages: 'external',
-    // Shared chunks sit beside the check worker's entry: the code that starts the worker finds it
-    // as `./check-worker.js` next to its own module (package/check-worker-start.ts).
     chunkNames: 'package/[name]-[hash]',
     charset: 'utf8',
     legalComments: 'inline',
     logLevel: 'silent',
+    metafile: true,
     write: false,
   });
-  const outputs = result.outputFiles.map((file) => ({ file, rel: path.relative(DIST, file.path).split(path.sep).join('/'), text: file.text }));
+  const code = new Map(result.outputFiles.map((file) => [file.path, file.text]));
+  const group = chunkGroups(result.metafile, entries);
+  // Rollup joins esbuild's chunks by group; esbuild has no manual chunks, Rollup no TypeScript.
+  const build = await rollup({
+    input: Object.fromEntries(entries.map((e) => [e.out, path.join(DIST, `${e.out}.js`)])),
+    preserveEntrySignatures: 'strict',
+    treeshake: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'esbuild-output',
+        resolveId: (source, importer) =>
+          importer === undefined ? source : /^\.\.?\//.test(source) ? path.resolve(path.dirname(importer), source) : { id: source, external: true },
+        load: (id) => code.get(id) ?? null,
+      },
+    ],
+  });
+  const generated = await build.generate({
+    format: 'es',
+    entryFileNames: '[name].js',
+    // Shared chunks sit beside the check worker's entry: the code that starts the worker finds it
+    // as `./check-worker.js` next to its own module (package/check-worker-start.ts).
+    chunkFileNames: 'package/[name]-[hash].js',
+    manualChunks: (id) => group.get(id),
+    hoistTransitiveImports: false,
+  });
+  await build.close();
+  const outputs = generated.output.map((chunk) => {
+    const contents = Buffer.from(chunk.type === 'chunk' ? chunk.code : chunk.source);
+    return { file: { path: path.join(DIST, chunk.fileName), contents }, rel: chunk.fileName, text: contents.toString('utf8') };
+  });
   const made = new Set(outputs.map((output) => output.rel));
   const problems = missingRelativeUrls(outputs, (target) => made.has(target) || (!target.endsWith('.js') && existsSync(path.join(DIST, target))));
   if (problems.length > 0) throw new Error(problems.join('\n'));
@@ -95,6 +142,36 @@ export async function bundleCompiler() {
   }
   for (const rel of listJs(DIST)) if (!made.has(rel)) rmSync(path.join(DIST, rel), { force: true });
   return { written, files: [...made].sort() };
+}
+
+/**
+ * esbuild's output file (absolute path) -> the name of the group it joins: the first group of
+ * CHUNK_GROUPS whose entries reach it through static imports. Files no group reaches (lazily
+ * imported modules, the check worker's own) stay as esbuild split them.
+ */
+export function chunkGroups(metafile, entries) {
+  const abs = (rel) => path.join(PACKAGE, rel);
+  const imports = new Map(
+    Object.entries(metafile.outputs).map(([out, o]) => [
+      abs(out),
+      o.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => abs(i.path)),
+    ]),
+  );
+  const group = new Map();
+  for (const [name, outs] of CHUNK_GROUPS) {
+    const pending = outs.filter((out) => entries.some((e) => e.out === out)).map((out) => path.join(DIST, `${out}.js`));
+    const seen = new Set();
+    while (pending.length > 0) {
+      const file = pending.pop();
+      if (seen.has(file)) continue;
+      seen.add(file);
+      pending.push(...(imports.get(file) ?? []));
+    }
+    // The entries themselves stay entries; only the chunks they reach are joined.
+    const entryFiles = new Set(entries.map((e) => path.join(DIST, `${e.out}.js`)));
+    for (const file of seen) if (!entryFiles.has(file) && !group.has(file)) group.set(file, name);
+  }
+  return group;
 }
 
 /** Every .js (and .js.map) file under `dir`, relative, `/`-separated. */
