@@ -52,17 +52,16 @@ export function missingRelativeUrls(files, exists) {
 }
 
 /**
- * The entries a process loads to run something (their names as `exports` builds them), each with
- * the shared chunk its modules gather into. esbuild gives every set of entries (and of lazily
- * imported modules) that reaches a module its own chunk: 32 files for a build, each a round of
- * Node's module loader. Regrouped here (docs/performance.md, round five, wt-load): what the
- * runtime's entries reach, then what the adapters' light entry reaches besides, then what the
- * main entry and the CLI's reach besides, are one chunk each, so a build loads a few files and the
- * runtime and a plugin's factory still load no more than they did. Later groups import earlier
- * ones, never the reverse (each group is what an entry reaches, closed under static imports).
+ * The entries a process loads together to run something (their names as `exports` builds them):
+ * the runtime's, the adapters' light entry (a plugin's factory), and the main entry with the
+ * CLI's. esbuild gives every set of entries (and of lazily imported modules) that reaches a
+ * module its own chunk: 32 files for a build, each a round of Node's module loader. Rollup joins
+ * them here by the set of these classes that reaches them instead (docs/performance.md, round
+ * five, wt-load), so a build loads a few files and the runtime and a plugin's factory load only
+ * code they loaded before.
  */
-const CHUNK_GROUPS = [
-  ['shared', ['bundle/index', 'reference/jsonpath', 'method/types']],
+const ENTRY_CLASSES = [
+  ['runtime', ['bundle/index', 'reference/jsonpath', 'method/types']],
   ['adapter', ['internal-adapter']],
   ['compiler', ['index', 'internal-cli']],
 ];
@@ -145,9 +144,9 @@ export async function bundleCompiler() {
 }
 
 /**
- * esbuild's output file (absolute path) -> the name of the group it joins: the first group of
- * CHUNK_GROUPS whose entries reach it through static imports. Files no group reaches (lazily
- * imported modules, the check worker's own) stay as esbuild split them.
+ * esbuild's output file (absolute path) -> the chunk it joins, named for the entry classes
+ * (ENTRY_CLASSES) that reach it through static imports, e.g. `runtime-adapter-compiler`. Files no
+ * class reaches (lazily imported modules, the check worker's own) stay as esbuild split them.
  */
 export function chunkGroups(metafile, entries) {
   const abs = (rel) => path.join(PACKAGE, rel);
@@ -157,8 +156,10 @@ export function chunkGroups(metafile, entries) {
       o.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => abs(i.path)),
     ]),
   );
-  const group = new Map();
-  for (const [name, outs] of CHUNK_GROUPS) {
+  // The entries themselves stay entries; only the chunks they reach are joined.
+  const entryFiles = new Set(entries.map((e) => path.join(DIST, `${e.out}.js`)));
+  const classes = new Map();
+  for (const [name, outs] of ENTRY_CLASSES) {
     const pending = outs.filter((out) => entries.some((e) => e.out === out)).map((out) => path.join(DIST, `${out}.js`));
     const seen = new Set();
     while (pending.length > 0) {
@@ -167,11 +168,9 @@ export function chunkGroups(metafile, entries) {
       seen.add(file);
       pending.push(...(imports.get(file) ?? []));
     }
-    // The entries themselves stay entries; only the chunks they reach are joined.
-    const entryFiles = new Set(entries.map((e) => path.join(DIST, `${e.out}.js`)));
-    for (const file of seen) if (!entryFiles.has(file) && !group.has(file)) group.set(file, name);
+    for (const file of seen) if (!entryFiles.has(file)) classes.set(file, [...(classes.get(file) ?? []), name]);
   }
-  return group;
+  return new Map([...classes].map(([file, names]) => [file, names.join('-')]));
 }
 
 /** Every .js (and .js.map) file under `dir`, relative, `/`-separated. */
