@@ -13,10 +13,10 @@ import {
   resolvePluginOptions,
   subtreeWatchPaths,
 } from '@berrypack/compiler/internal-adapter';
-import { createFilter } from '@rollup/pluginutils';
 import type { Plugin, PluginContext } from 'rollup';
 import type { Plugin as VitePlugin } from 'vite';
-import { createDevServing, type DevServing } from './dev-server.js';
+import type { DevServing } from './dev-server.js';
+import { idFilter } from './filter.js';
 import { toRollupLog } from './to-rollup-log.js';
 
 const SUFFIX = '?berrypack';
@@ -44,7 +44,8 @@ export interface BerrypackPlugin {
  */
 export function berrypack(options?: Options): BerrypackPlugin {
   const settings = resolvePluginOptions(options);
-  const filter = createFilter(settings.include, settings.exclude);
+  const filtering = idFilter(settings.include, settings.exclude);
+  const filter = async (id: string) => (typeof filtering === 'function' ? filtering : await filtering)(id);
   // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
   // Its main entry (about 150 modules) is imported here and awaited by the first hook that
   // needs it, so it loads while the host sets up (Vite resolves its config, rolldown starts its
@@ -149,7 +150,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
         const bare = explicit ? source.slice(0, -SUFFIX.length) : source;
         // Spread, so what a host adds (Vite's `kind`, rolldown's extras) reaches the other resolvers too.
         const resolved = await this.resolve(bare, importer, { ...resolveOptions, skipSelf: true } as ResolveOptions);
-        if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !filter(resolved.id)) return null;
+        if (!resolved || resolved.external || /[?\0]/.test(resolved.id) || !(await filter(resolved.id))) return null;
         if (!explicit && !isBerryImport(resolved.id, nodeHost)) return null;
         return resolved.id + SUFFIX;
       },
@@ -161,7 +162,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
       async handler(id) {
         if (!OURS.test(id)) return null;
         const file = id.slice(0, -SUFFIX.length);
-        if (!filter(file)) return null;
+        if (!(await filter(file))) return null;
         const { api, builds } = await loading;
         const manifest = manifestForImport(file, nodeHost);
         if (!manifest) {
@@ -186,8 +187,9 @@ export function berrypack(options?: Options): BerrypackPlugin {
       dev?.invalidate(file);
     },
 
-    configureServer(server) {
-      dev = createDevServing(server);
+    // Vite awaits this hook; the dev server's module (and its `@rollup/pluginutils`) is not needed by a build.
+    async configureServer(server) {
+      dev = (await import('./dev-server.js')).createDevServing(server);
     },
 
     hotUpdate({ file, modules }) {
