@@ -244,7 +244,10 @@ const BUNDLERS = [
   ['rollup-js', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-js', s.js.entry, path.join(s.dir, 'out/rollup-js')]],
   ['webpack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-plugin', s.entry, path.join(s.dir, 'out/webpack-plugin')]],
   ['rspack-plugin', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-plugin', s.entry, path.join(s.dir, 'out/rspack-plugin')]],
-  // What webpack and Rspack cost by themselves: the same build with a do-nothing plugin.
+  // What each host costs by itself: the same build with a do-nothing plugin (bench/lib/floor-plugins.mjs).
+  ['rollup-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rollup-floor', s.entry, path.join(s.dir, 'out/rollup-floor')]],
+  ['vite-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'vite-floor', s.entry, path.join(s.dir, 'out/vite-floor')]],
+  ['esbuild-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'esbuild-floor', s.entry, path.join(s.dir, 'out/esbuild-floor')]],
   ['webpack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'webpack-floor', s.entry, path.join(s.dir, 'out/webpack-floor')]],
   ['rspack-floor', (s) => [path.join(BENCH, 'workers/bundle.mjs'), 'rspack-floor', s.entry, path.join(s.dir, 'out/rspack-floor')]],
 ];
@@ -459,6 +462,9 @@ for (const n of needsPackages ? options.ns : []) {
       'rollup-js': 'plain Rollup on the package JS (no plugin)',
       'webpack-plugin': 'webpack + @berrypack/webpack',
       'rspack-plugin': 'Rspack + @berrypack/webpack',
+      'rollup-floor': 'Rollup + a do-nothing plugin (the host alone, no berrypack)',
+      'vite-floor': 'Vite build + a do-nothing plugin (the host alone, no berrypack)',
+      'esbuild-floor': 'esbuild + a do-nothing plugin (the host alone, no berrypack)',
       'webpack-floor': 'webpack + a do-nothing plugin (the host alone, no berrypack)',
       'rspack-floor': 'Rspack + a do-nothing plugin (the host alone, no berrypack)',
     };

@@ -88,7 +88,10 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
         'rollup-js',
         'webpack-plugin',
         'rspack-plugin',
-        // The hosts alone (a do-nothing plugin), beside webpack and Rspack with the plugin.
+        // The hosts alone (a do-nothing plugin), beside each host with the plugin.
+        'rollup-floor',
+        'vite-floor',
+        'esbuild-floor',
         'webpack-floor',
         'rspack-floor',
       ]),

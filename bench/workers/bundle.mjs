@@ -3,18 +3,23 @@
 //   node bench/workers/bundle.mjs TOOL ENTRY OUT_DIR
 // TOOL: rollup-plugin | vite-plugin | esbuild-plugin | webpack-plugin | rspack-plugin (ENTRY imports
 //       the package's plugin.json)
-//       webpack-floor | rspack-floor (the same host build with a do-nothing plugin that turns
-//       plugin.json into a one-line module: what the host costs without berrypack)
+//       rollup-floor | vite-floor | esbuild-floor | webpack-floor | rspack-floor (the same host
+//       build with a do-nothing plugin that turns plugin.json into a one-line module: what the
+//       host costs without berrypack)
 //       esbuild-js | rollup-js (ENTRY is the JS mirror's entry.js)
 // Prints one JSON line: {tool, importMs, buildMs, outputs}.
 import path from 'node:path';
-import { webpackFloor } from '../lib/floor-plugins.mjs';
+import { esbuildFloor, rollupFloor, webpackFloor } from '../lib/floor-plugins.mjs';
 import { hostCompiler, webpackConfig } from '../lib/webpack-config.mjs';
 
 const [tool, entry, outDir] = process.argv.slice(2);
 const t0 = performance.now();
 let importMs;
 let outputs = 0;
+
+// A floor registers no paths: a cold build watches nothing, and a cacheable module with 1,021
+// dependencies would have webpack hash them all in production.
+const NO_PATHS = { files: [], directories: [] };
 
 async function plugin(pkg) {
   // As users load it: the package's entry.
@@ -23,9 +28,10 @@ async function plugin(pkg) {
 
 switch (tool) {
   case 'rollup-plugin':
+  case 'rollup-floor':
   case 'rollup-js': {
     const { rollup } = await import('rollup');
-    const plugins = tool === 'rollup-plugin' ? [(await plugin('rollup'))()] : [];
+    const plugins = tool === 'rollup-plugin' ? [(await plugin('rollup'))()] : tool === 'rollup-floor' ? [rollupFloor(NO_PATHS)] : [];
     importMs = performance.now() - t0;
     const bundle = await rollup({ input: entry, plugins, logLevel: 'silent' });
     const written = await bundle.write({ dir: outDir, format: 'es' });
@@ -33,9 +39,10 @@ switch (tool) {
     outputs = written.output.length;
     break;
   }
-  case 'vite-plugin': {
+  case 'vite-plugin':
+  case 'vite-floor': {
     const { build } = await import('vite');
-    const berrypack = await plugin('rollup');
+    const berrypack = tool === 'vite-floor' ? () => rollupFloor(NO_PATHS) : await plugin('rollup');
     importMs = performance.now() - t0;
     const result = await build({
       root: path.dirname(entry),
@@ -53,9 +60,10 @@ switch (tool) {
     break;
   }
   case 'esbuild-plugin':
+  case 'esbuild-floor':
   case 'esbuild-js': {
     const esbuild = await import('esbuild');
-    const plugins = tool === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : [];
+    const plugins = tool === 'esbuild-plugin' ? [(await plugin('esbuild'))()] : tool === 'esbuild-floor' ? [esbuildFloor(NO_PATHS)] : [];
     importMs = performance.now() - t0;
     const result = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', outdir: outDir, plugins, logLevel: 'silent', metafile: true });
     if (result.errors.length > 0) throw new Error(JSON.stringify(result.errors));
@@ -68,9 +76,7 @@ switch (tool) {
   case 'webpack-floor':
   case 'rspack-floor': {
     const create = await hostCompiler(tool.startsWith('webpack') ? 'webpack' : 'rspack');
-    // The floor registers no paths: a cold build watches nothing, and a cacheable module with
-    // 1,021 dependencies would have webpack hash them all in production.
-    const plugins = tool.endsWith('-floor') ? [webpackFloor({ files: [], directories: [] })] : [(await plugin('webpack'))()];
+    const plugins = tool.endsWith('-floor') ? [webpackFloor(NO_PATHS)] : [(await plugin('webpack'))()];
     importMs = performance.now() - t0;
     const compiler = create(webpackConfig(entry, outDir, plugins, 'production'));
     const stats = await new Promise((resolve, reject) => compiler.run((error, s) => (error ? reject(error) : resolve(s))));
