@@ -120,7 +120,18 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     );
     const viteWatch = report.sections.watch!.find((f) => f.id === 'vite-watch-routine')!;
     expect(viteWatch.comparisons[0]).toMatchObject({ against: 'Vite build watch floor (same run)', ratio: { median: expect.any(Number) } });
-    expect(ids('runtime')).toEqual(expect.arrayContaining(['sandbox-invocation', 'tool-call', 'next-model', 'scripted-model', 'chat-turn', 'plain-chat-turn']));
+    expect(ids('runtime')).toEqual(
+      expect.arrayContaining([
+        'sandbox-invocation',
+        'tool-call',
+        'first-tool-call',
+        'tool-call-k50',
+        'next-model',
+        'scripted-model',
+        'chat-turn',
+        'plain-chat-turn',
+      ]),
+    );
     expect(ids('memory')).toContain('cli-rss');
     // Every comparison is a ratio of figures measured in the same run.
     const cli = report.sections.cold!.find((f) => f.id === 'cli')!;
