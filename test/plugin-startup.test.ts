@@ -101,7 +101,11 @@ note('built');
     expect(loadsCompiler(phases.imported)).toBe(true);
     // Without include/exclude patterns the filter needs neither @rollup/pluginutils nor picomatch,
     // and a build needs nothing of the dev server.
-    expect(Object.values(phases).flat().filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]|[\\/]dev-server\.js$/.test(m))).toEqual([]);
+    expect(
+      Object.values(phases)
+        .flat()
+        .filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]|[\\/]dev-server\.js$/.test(m)),
+    ).toEqual([]);
     expect(existsSync(outdir) && readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
   });
 
