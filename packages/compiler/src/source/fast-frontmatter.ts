@@ -142,7 +142,7 @@ class LineReader {
       KEY.lastIndex = keyAt;
       if (!KEY.test(this.text)) decline();
       const colon = KEY.lastIndex - 1;
-      const key = this.text.slice(keyAt, colon);
+      const key = internKey(this.text.slice(keyAt, colon));
       if (keys === undefined && entries.length >= SCANNED_KEYS) keys = new Set(entries.map((e) => e.key));
       if ((keys === undefined ? hasKey(entries, key) : keys.has(key)) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
       keys?.add(key);
@@ -347,6 +347,21 @@ class LineReader {
     if (this.refuseLoneSurrogates && !value.isWellFormed()) decline();
     return value;
   }
+}
+
+/**
+ * Keys are the same few dozen words in every source of a package: one string for each instead
+ * of one per entry, since a cold build keeps every tree alive to the end. Bounded, so a long
+ * session (watch, the language server) of ever new keys cannot grow it.
+ */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 4096;
+
+function internKey(key: string): string {
+  const known = KEYS.get(key);
+  if (known !== undefined) return known;
+  if (KEYS.size < MAX_KEYS) KEYS.set(key, key);
+  return key;
 }
 
 /** Up to this many keys a map's duplicate check scans its entries. */
