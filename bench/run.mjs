@@ -688,7 +688,7 @@ if (wants('runtime')) {
   ]);
   figure('runtime', 'plain-sandbox', '  plain Node: the same function on a JSON copy of the input', undefined, 'ms', pool('sandbox', 'plain'));
   const overhead = median(pool('toolCall')) - median(pool('toolCall', 'plain'));
-  figure('runtime', 'tool-call', 'warm tool-call round trip (code → host tool → code)', undefined, 'ms', pool('toolCall'), [
+  figure('runtime', 'tool-call', 'warm tool-call round trip (code → host tool → code; (k = 501 − k = 1) / 500)', undefined, 'ms', pool('toolCall'), [
     { against: 'plain Node awaited call', ratios: vsPlain('toolCall') },
     {
       against: 'absolute',
@@ -699,6 +699,8 @@ if (wants('runtime')) {
     },
   ]);
   figure('runtime', 'plain-tool-call', '  plain Node: an awaited async function call', undefined, 'ms', pool('toolCall', 'plain'));
+  figure('runtime', 'first-tool-call', "  the execution's first tool call (k = 1 − k = 0; not in the warm figure)", undefined, 'ms', pool('firstToolCall'));
+  figure('runtime', 'tool-call-k50', '  the figure before round five: (k = 50 − k = 0) / 50, first call included', undefined, 'ms', pool('toolCallK50'));
   figure('runtime', 'next-model', '`next` transition (scripted model chain, per hop)', undefined, 'ms', pool('nextModel'), [
     { against: 'plain Node loop step', ratios: vsPlain('nextModel') },
   ]);

@@ -1,7 +1,7 @@
 // The benchmark harness runs end to end in its reduced mode and reports every section. No timing
 // is asserted: the figures depend on the machine (docs/performance.md has the real ones).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUN = path.join(ROOT, 'bench/run.mjs');
+const REPORT = path.join(ROOT, 'bench/report.mjs');
 const SECTIONS = ['cold', 'memory', 'bundlers', 'watch', 'runtime'] as const;
 
 interface Comparison {
@@ -34,11 +35,11 @@ interface Report {
   errors: string[];
 }
 
-function bench(args: string[], timeoutMs = 170_000): Promise<{ code: number; stdout: string; stderr: string }> {
+function bench(args: string[], timeoutMs = 170_000, script = RUN): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [RUN, ...args],
+      [script, ...args],
       { cwd: ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
@@ -120,7 +121,18 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     );
     const viteWatch = report.sections.watch!.find((f) => f.id === 'vite-watch-routine')!;
     expect(viteWatch.comparisons[0]).toMatchObject({ against: 'Vite build watch floor (same run)', ratio: { median: expect.any(Number) } });
-    expect(ids('runtime')).toEqual(expect.arrayContaining(['sandbox-invocation', 'tool-call', 'next-model', 'scripted-model', 'chat-turn', 'plain-chat-turn']));
+    expect(ids('runtime')).toEqual(
+      expect.arrayContaining([
+        'sandbox-invocation',
+        'tool-call',
+        'first-tool-call',
+        'tool-call-k50',
+        'next-model',
+        'scripted-model',
+        'chat-turn',
+        'plain-chat-turn',
+      ]),
+    );
     expect(ids('memory')).toContain('cli-rss');
     // Every comparison is a ratio of figures measured in the same run.
     const cli = report.sections.cold!.find((f) => f.id === 'cli')!;
@@ -142,5 +154,20 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
     const bad = await bench(['--bogus']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Unexpected argument --bogus');
-  }, 60_000);
+
+    // bench/report.mjs renders the saved JSON again, and answers bad arguments without a trace.
+    const saved = path.join(work, 'runtime.json');
+    writeFileSync(saved, stdout);
+    const targets = await bench([saved, '--targets'], 30_000, REPORT);
+    expect(targets.code).toBe(0);
+    expect(targets.stdout).toContain('warm tool-call round trip');
+    expect((await bench(['--help'], 30_000, REPORT)).stdout).toMatch(/^usage: node bench\/report\.mjs/);
+    const missing = await bench([path.join(work, 'absent.json')], 30_000, REPORT);
+    expect([missing.code, missing.stderr]).toEqual([1, `cannot read ${path.join(work, 'absent.json')}: no such file\n`]);
+    const notResult = await bench([path.join(ROOT, 'package.json')], 30_000, REPORT);
+    expect(notResult.code).toBe(1);
+    expect(notResult.stderr).toContain('is not a result of');
+    expect(notResult.stderr).not.toContain('    at ');
+    expect((await bench([saved, '--bogus'], 30_000, REPORT)).stderr).toContain('unknown option --bogus');
+  }, 90_000);
 });

@@ -3,7 +3,11 @@
 // Builds bench/fixtures/runtime in memory, loads it, and times (start → result, ms):
 //   firstInvocation  the first code-routine invocation (starts the sandbox worker pool)
 //   sandbox          score.text: a code routine in a fresh QuickJS VM (one per invocation)
-//   toolCall         per round trip of tools.loop: (time with k = K − time with k = 0) / K
+//   toolCall         per warm round trip of tools.loop, after the execution's first call:
+//                    (time with k = KW + 1 − time with k = 1) / KW
+//   firstToolCall    the execution's first round trip: time with k = 1 − time with k = 0
+//   toolCallK50      the figure before round five: (time with k = K − time with k = 0) / K,
+//                    which spread the first call's cost over K = 50 calls
 //   nextModel        per `next` transition of a scripted model chain: (chain of K − chain of 1) / (K − 1)
 //   nextCode         the same for a chain of code routines (a fresh VM per position)
 //   scriptedModel    answer.model: render the template, one scripted decision, validate the output
@@ -17,6 +21,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ITER = Number(process.argv[2] ?? 30);
 const K = 50;
+// Large enough that one fresh VM's start-up spread (about ±1 ms) is small per call.
+const KW = 500;
 const t0 = performance.now();
 const { createCompiler } = await import(pathToFileURL(path.join(ROOT, 'packages/compiler/dist/index.js')).href);
 const { createRuntime, loadBundle } = await import(pathToFileURL(path.join(ROOT, 'packages/runtime/dist/index.js')).href);
@@ -42,7 +48,17 @@ async function run(name, input, preparation = base) {
 }
 
 const TEXT = { text: 'note task idea draft review summary answer search', words: ['task', 'plan', 'review', 'goal'] };
-const samples = { firstInvocation: [], sandbox: [], toolCall: [], nextModel: [], nextCode: [], scriptedModel: [], chatTurn: [] };
+const samples = {
+  firstInvocation: [],
+  sandbox: [],
+  toolCall: [],
+  firstToolCall: [],
+  toolCallK50: [],
+  nextModel: [],
+  nextCode: [],
+  scriptedModel: [],
+  chatTurn: [],
+};
 const plain = { sandbox: [], toolCall: [], nextModel: [], scriptedModel: [], chatTurn: [] };
 
 const first = await run('score.text', TEXT);
@@ -61,9 +77,17 @@ for (let i = 0; i < 3; i++) {
 for (let i = 0; i < ITER; i++) {
   samples.sandbox.push((await run('score.text', TEXT)).ms);
   const none = (await run('tools.loop', { k: 0 })).ms;
-  const many = await run('tools.loop', { k: K });
-  if (many.outcome.output.sum !== (K * (K - 1)) / 2) throw new Error('tools.loop gave a wrong sum');
-  samples.toolCall.push((many.ms - none) / K);
+  const once = (await run('tools.loop', { k: 1 })).ms;
+  const fifty = await run('tools.loop', { k: K });
+  const many = await run('tools.loop', { k: KW + 1 });
+  for (const [r, k] of [
+    [fifty, K],
+    [many, KW + 1],
+  ])
+    if (r.outcome.output.sum !== (k * (k - 1)) / 2) throw new Error('tools.loop gave a wrong sum');
+  samples.toolCall.push((many.ms - once) / KW);
+  samples.firstToolCall.push(once - none);
+  samples.toolCallK50.push((fifty.ms - none) / K);
   const one = (await run('hop.model', { goal: 'x' }, chains[1])).ms;
   const long = await run('hop.model', { goal: 'x' }, chains[K]);
   if (long.outcome.calls.filter((c) => c.kind === 'next').length !== K - 1) throw new Error('hop.model made the wrong number of transitions');
