@@ -63,8 +63,9 @@ export function createBundleMemory(host: HostCompiler): BundleMemory {
   };
 }
 
-/** Node's own file system (webpack's default, graceful-fs over `node:fs`) and no `assetEmitted` listener. */
+/** webpack (not Rspack, whose Rust side may hold what it is given) writing to Node's own file system, and no `assetEmitted` listener. */
 function reusable(host: HostCompiler): boolean {
+  if (host.webpack.rspackVersion !== undefined) return false;
   const output = host.outputFileSystem as { close?: unknown } | undefined;
   // graceful-fs, which webpack's Node environment installs for output and intermediate files, is
   // a copy of `node:fs` whose `close` it patched in place, so both share that function.
