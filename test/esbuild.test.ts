@@ -398,6 +398,11 @@ describe('@berrypack/esbuild', () => {
       expect(await nextBuild()).not.toBe(edited);
       rmSync(tidy);
       expect(await nextBuild()).toBe(edited);
+      // From the second build on, the package's files reach esbuild's watcher through onResolve
+      // (the load returns only what is new): an edit of a code module must still be seen.
+      const score = path.join(dir, 'notebook/routines/lib/score.js');
+      writeFileSync(score, readFileSync(score, 'utf8') + '\nexport const version = 2;\n');
+      expect(await nextBuild()).not.toBe(edited);
     } finally {
       await ctx.dispose();
     }

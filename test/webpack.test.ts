@@ -416,6 +416,107 @@ describe('@berrypack/webpack', () => {
     }
   });
 
+  /**
+   * A webpack watch session over the notebook fixture with `recorder` beside the plugin; `edit(n)`
+   * gives compose.md a different length each time. Resolves with each build's bundle: its file
+   * name and the memory webpack's asset read from (seen in a later `processAssets` stage).
+   */
+  async function watchBundles(dir: string, recorder: (compiler: webpack.Compiler) => void, edits: number) {
+    const [webpackHost] = HOSTS;
+    const seen: { name: string; memory: ArrayBufferLike }[] = [];
+    const observer = {
+      apply(compiler: webpack.Compiler) {
+        recorder(compiler);
+        compiler.hooks.thisCompilation.tap('test', (compilation) => {
+          const stage = compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_REPORT;
+          compilation.hooks.processAssets.tap({ name: 'test', stage }, () => {
+            const asset = compilation.getAssets().find((a) => a.name.endsWith('.berry.json'));
+            if (asset) seen.push({ name: asset.name, memory: asset.source.buffer().buffer });
+          });
+        });
+      },
+    };
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const compose = path.join(notebook, 'routines/notes/compose.md');
+    const original = readFileSync(compose, 'utf8');
+    const session = watch(webpackHost!, nodeConfig(dir, [berrypack(), observer], { mode: 'development' }));
+    try {
+      expect((await session.first()).errors).toEqual([]);
+      for (let n = 1; n <= edits; n++) {
+        const sentence = n % 2 ? `Edit ${n}, a longer sentence than the one before it.` : `Edit ${n}.`;
+        expect((await session.change(() => writeFileSync(compose, `${original}\n${sentence}\n`))).errors).toEqual([]);
+      }
+    } finally {
+      await session.close();
+    }
+    // Every bundle written is the compiler's build of that state of the package.
+    const compiler = createCompiler();
+    for (let n = edits; n >= 0; n--) {
+      const sentence = n === 0 ? undefined : n % 2 ? `Edit ${n}, a longer sentence than the one before it.` : `Edit ${n}.`;
+      writeFileSync(compose, sentence === undefined ? original : `${original}\n${sentence}\n`);
+      const built = compiler.build(path.join(notebook, 'plugin.json'));
+      expect(built.bundle?.fileName).toBe(seen[n]!.name);
+      expect(readFileSync(path.join(dir, 'out', seen[n]!.name)).equals(Buffer.from(built.bundle!.bytes))).toBe(true);
+    }
+    return seen;
+  }
+
+  it('joins each watch rebuild’s bundle into the memory of the previous one, which webpack already wrote', { timeout: 120_000 }, async () => {
+    const dir = tempDir('berrypack-webpack-');
+    try {
+      const seen = await watchBundles(dir, () => undefined, 3);
+      expect(new Set(seen.map((s) => s.name)).size).toBe(4);
+      // The first join takes fresh memory with room to grow; the rebuilds reuse it.
+      expect(seen.slice(1).every((s) => s.memory === seen[0]!.memory)).toBe(true);
+    } finally {
+      cleanup(dir);
+    }
+  });
+
+  it('joins into fresh memory when something may keep the bytes: an assetEmitted listener, another output file system', { timeout: 120_000 }, async () => {
+    const dir = tempDir('berrypack-webpack-');
+    const other = tempDir('berrypack-webpack-');
+    try {
+      // A listener handed the buffer keeps it: each build's bytes must stay as written.
+      const handed: { file: string; content: Buffer }[] = [];
+      const listening = await watchBundles(
+        dir,
+        (compiler) => {
+          compiler.hooks.assetEmitted.tap('test', (file, { content }) => {
+            if (file.endsWith('.berry.json')) handed.push({ file, content });
+          });
+        },
+        2,
+      );
+      expect(new Set(listening.map((s) => s.memory)).size).toBe(3);
+      expect(handed).toHaveLength(3);
+      for (const { file, content } of handed) expect(content.equals(readFileSync(path.join(dir, 'out', file)))).toBe(true);
+
+      // An output file system of the user's (as webpack-dev-middleware's in-memory one) that keeps what it is given.
+      const kept = new Map<string, Buffer>();
+      const keeping = await watchBundles(
+        other,
+        (compiler) => {
+          const fs = compiler.outputFileSystem!;
+          compiler.outputFileSystem = Object.assign(Object.create(fs) as typeof fs, {
+            writeFile(file: string, content: Buffer, callback: (error?: NodeJS.ErrnoException | null) => void) {
+              if (file.endsWith('.berry.json')) kept.set(path.basename(file), content);
+              fs.writeFile(file, content, callback);
+            },
+          });
+        },
+        2,
+      );
+      expect(new Set(keeping.map((s) => s.memory)).size).toBe(3);
+      expect(kept.size).toBe(3);
+      for (const [file, content] of kept) expect(content.equals(readFileSync(path.join(other, 'out', file)))).toBe(true);
+    } finally {
+      cleanup(dir);
+      cleanup(other);
+    }
+  });
+
   it('keeps no hold on the bundle bytes webpack wrote, so a watch rebuild can reuse their memory', { timeout: 120_000 }, async () => {
     const dir = tempDir('berrypack-webpack-');
     v8.setFlagsFromString('--expose-gc');

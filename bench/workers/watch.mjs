@@ -80,15 +80,34 @@ const timed = (fn) =>
     }
   };
 
-/** The plugin, its build hooks timed: `load` for Rollup and Vite, `onLoad` and `onEnd` for esbuild. */
+/**
+ * The plugin, its build hooks timed: `load` for Rollup and Vite; for esbuild `onEnd` and the span
+ * from the first `onResolve` to the end of the `onLoad` that follows it (a rebuild compiles
+ * between the two, outside any hook, while esbuild stats the watch files onResolve returned).
+ */
 function timeHooks(instance) {
   if (instance.load) instance.load = { ...instance.load, handler: timed(instance.load.handler) };
   if (instance.setup) {
     const setup = instance.setup;
+    let resolvedAt;
     instance.setup = (build) =>
       setup({
         ...build,
-        onLoad: (options, callback) => build.onLoad(options, timed(callback)),
+        onResolve: (options, callback) =>
+          build.onResolve(options, (...args) => {
+            resolvedAt ??= performance.now();
+            return callback(...args);
+          }),
+        onLoad: (options, callback) =>
+          build.onLoad(options, async (...args) => {
+            const t = resolvedAt ?? performance.now();
+            resolvedAt = undefined;
+            try {
+              return await callback(...args);
+            } finally {
+              hookMs += performance.now() - t;
+            }
+          }),
         onEnd: (callback) => build.onEnd(timed(callback)),
       });
   }

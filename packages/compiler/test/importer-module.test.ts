@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generatePackage } from '../../../bench/generate.mjs';
 import { createCompiler } from '../src/index.js';
-import { renderPackageModule, renderRoutineModule } from '../src/internal-adapter.js';
+import { createBuildMemo, renderPackageModule, renderRoutineModule } from '../src/internal-adapter.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-importer-module-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +52,52 @@ describe('the importer module', () => {
     const code = renderPackageModule({ ...summary, requirements }, { fileExpression: '"bundle.json"' });
     expect(code).toContain("requirements: JSON.parse('");
     expect((await evaluate(code)).requirements).toEqual(requirements);
+  });
+
+  it('renders a rebuild whose requirements are unchanged from the same object, and an edited value afresh', async () => {
+    const compiler = createCompiler();
+    const first = compiler.build(manifest).summary!;
+    appendFileSync(path.join(dir, 'pkg', 'routines/ns0/model0.md'), '\nEdited.\n');
+    const second = compiler.build(manifest).summary!;
+    // The compiler keeps the object; the module is what a fresh render of the value gives.
+    expect(second.requirements).toBe(first.requirements);
+    const options = { fileExpression: '"bundle.json"' };
+    expect(renderPackageModule(second, options)).toBe(renderPackageModule({ ...second, requirements: structuredClone(second.requirements) }, options));
+    const edited = structuredClone(second.requirements) as unknown as { models: { routine: string }[] };
+    edited.models[0]!.routine = 'ns0.renamed';
+    const code = renderPackageModule({ ...second, requirements: edited as unknown as typeof second.requirements }, options);
+    expect((await evaluate(code)).requirements).toEqual(edited);
+  });
+
+  it('a build memo takes a warmed compile as the first build of its manifest, once per bundler build', () => {
+    let builds = 0;
+    const compiler = createCompiler();
+    const counting = { ...compiler, build: (...args: Parameters<typeof compiler.build>) => (builds++, compiler.build(...args)) };
+    const memo = createBuildMemo(counting);
+    memo.warm(manifest);
+    memo.warm(manifest);
+    expect(builds).toBe(1);
+    const taken = memo.build(manifest);
+    expect(taken.first).toBe(true);
+    expect(taken.result.ok).toBe(true);
+    expect(memo.build(manifest)).toEqual({ result: taken.result, first: false });
+    expect(builds).toBe(1);
+    // The next bundler build compiles again, warmed or not.
+    memo.clear();
+    expect(memo.build(manifest).first).toBe(true);
+    expect(builds).toBe(2);
+    // A warm that throws is dropped: the build that asks compiles again and throws there.
+    const failing = createBuildMemo({
+      ...compiler,
+      build: () => (
+        builds++,
+        (() => {
+          throw new Error('boom');
+        })()
+      ),
+    });
+    failing.warm(manifest);
+    expect(() => failing.build(manifest)).toThrow('boom');
   });
 
   it('gives a routine module its schemas with the same values', async () => {

@@ -14,6 +14,7 @@ import {
 } from '@berrypack/compiler/internal-adapter';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
+import { WatchLists } from './watch-lists.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
 
 const SUFFIX = '?berrypack';
@@ -77,10 +78,12 @@ export function berrypack(options?: Options): Plugin {
       let started = 0;
       const superseded = new Map<string, string>();
       const prepared = new Map<string, Promise<void>>();
+      const lists = new WatchLists();
       build.onStart(() => {
         started++;
         builds?.clear();
         bundles.clear();
+        lists.start();
       });
 
       build.onResolve({ filter: CANDIDATE }, async (args) => {
@@ -88,7 +91,18 @@ export function berrypack(options?: Options): Plugin {
         const explicit = args.path.endsWith(SUFFIX);
         const file = await resolvePath(build, explicit ? { ...args, path: args.path.slice(0, -SUFFIX.length) } : args);
         if (file === undefined || !(await claims(file, explicit))) return undefined;
-        return { path: file, namespace: 'file', pluginData: { [CLAIMED]: true } };
+        const claimed = { path: file, namespace: 'file', pluginData: { [CLAIMED]: true } };
+        const manifest = lists.empty ? undefined : manifestForImport(file, nodeHost);
+        const early = manifest === undefined ? undefined : lists.early(manifest);
+        if (manifest === undefined || early === undefined) return claimed;
+        // A rebuild: esbuild stats the package's files (from its previous build) while this
+        // thread compiles it, from when esbuild has this answer; the load takes the result.
+        const memo = builds;
+        const at = started;
+        setImmediate(() => {
+          if (started === at) memo?.warm(manifest);
+        });
+        return { ...claimed, ...early };
       });
 
       build.onLoad({ filter: CANDIDATE_FILE, namespace: 'file' }, async (args) => {
@@ -121,7 +135,7 @@ export function berrypack(options?: Options): Plugin {
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
-        const watch = { watchFiles: [...new Set([...result.files, file])], watchDirs: result.directories };
+        const watch = lists.forLoad(manifest, result.files.includes(file) ? result.files : [...result.files, file], result.directories);
         // A package imported through its manifest and its routines reports its diagnostics once
         // per build; the other imports fail quietly (the build has failed already).
         const { errors, warnings } = first ? convert(result) : { errors: [], warnings: [] };

@@ -1,10 +1,14 @@
 import type { BundleFile } from '@berrypack/compiler';
-import type { HostCompiler } from './host.js';
+import { createBundleMemory } from './bundle-memory.js';
+import type { HostCompilation, HostCompiler } from './host.js';
 
 /** The host's `Source` objects for the assets the plugin emits. */
 export interface AssetSources {
   blob(bytes: Uint8Array): unknown;
-  bundle(bundle: BundleFile): unknown;
+  /** `slot` names the package the bundle is built from; `compilation` is the one emitting it. */
+  bundle(bundle: BundleFile, slot: string, compilation: HostCompilation): unknown;
+  /** After the host's emit of `compilation`. */
+  emitted(compilation: HostCompilation): void;
 }
 
 export function createAssetSources(host: HostCompiler): AssetSources {
@@ -15,18 +19,18 @@ export function createAssetSources(host: HostCompiler): AssetSources {
   // buffer anyway and reads as text where a RawSource of a buffer reads as bytes (webpack's
   // RealContentHashPlugin leaves bytes alone), so webpack gets one joined buffer.
   const native = host.webpack.rspackVersion !== undefined && ConcatSource !== undefined;
+  const memory = createBundleMemory(host);
   return {
     blob: (bytes) => new RawSource(view(bytes)),
-    bundle: (bundle) => {
+    bundle: (bundle, slot, compilation) => {
       if (!bundle.parts) return new RawSource(view(bundle.bytes));
       if (native) return new ConcatSource(...(bundle.parts.map((part) => new RawSource(view(part))) as never[]));
       // Joined here rather than through `bundle.bytes`, which the BundleFile would keep (and with
-      // it the plugin, until the next build): webpack swaps an emitted asset's source for its size,
-      // so this buffer is garbage once written, and the allocator can give its memory to the next
-      // rebuild's join instead of fresh pages (about 400 of a rebuild's 1,300 page faults at
-      // N = 1,000; bench/workers/watch.mjs' minorFaults).
-      return new RawSource(Buffer.concat(bundle.parts));
+      // it the plugin, until the next build), into memory the previous rebuild's write no longer
+      // needs where that is safe (bundle-memory.ts).
+      return new RawSource(memory.join(bundle.parts, slot, compilation, bundle.fileName));
     },
+    emitted: (compilation) => memory.emitted(compilation),
   };
 }
 

@@ -9,9 +9,17 @@ export interface HostCompiler {
   /** Set by watch runs after the first: what the watcher saw change since the previous run. */
   modifiedFiles?: ReadonlySet<string> | undefined;
   removedFiles?: ReadonlySet<string> | undefined;
+  /** Where the host writes its output, and its cache files (webpack: both Node's graceful-fs by default). */
+  outputFileSystem?: unknown;
+  intermediateFileSystem?: unknown;
   webpack: {
     WebpackError: new (message?: string) => Error;
-    sources: { RawSource: new (source: Buffer) => unknown; ConcatSource?: new (...children: never[]) => unknown };
+    sources: {
+      RawSource: new (source: Buffer) => unknown;
+      ConcatSource?: new (...children: never[]) => unknown;
+      /** What webpack puts in place of an asset it wrote. */
+      SizeOnlySource?: abstract new (...args: never[]) => unknown;
+    };
     /** Set by Rspack only. */
     rspackVersion?: string;
     Compilation: { PROCESS_ASSETS_STAGE_ADDITIONAL: number };
@@ -19,6 +27,9 @@ export interface HostCompiler {
   hooks: {
     thisCompilation: { tap(name: string, fn: (compilation: HostCompilation) => void): void };
     shutdown: { tap(name: string, fn: () => void): void };
+    /** webpack's: whoever listens is handed each written asset's buffer. */
+    assetEmitted?: { isUsed(): boolean };
+    afterEmit?: { tap(name: string, fn: (compilation: HostCompilation) => void): void };
   };
 }
 

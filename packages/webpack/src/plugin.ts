@@ -140,13 +140,16 @@ export function berrypack(options?: Options): WebpackPlugin {
         { resourceQuery: (query: string) => query === '', resource: (file: string) => claimed(file) !== undefined, ...effect },
       );
 
+      host.hooks.afterEmit?.tap(NAME, (compilation) => sources.emitted(compilation));
+
       host.hooks.thisCompilation.tap(NAME, (compilation) => {
         // A watch run after the first knows what changed: the compiler then checks only those files.
         const { modifiedFiles, removedFiles } = host;
         const changed = modifiedFiles === undefined ? undefined : [...modifiedFiles, ...(removedFiles ?? [])];
         builds?.clear(changed);
         known.forget(changed);
-        const bundles = new Map<string, BundleFile>();
+        /** Bundle file name -> the bundle and the manifest it is built from. */
+        const bundles = new Map<string, { bundle: BundleFile; manifest: string }>();
         // Every module of ours, built now or kept from the host's cache, reports its package's diagnostics.
         compilation.hooks.finishModules.tapPromise(NAME, async (modules) => {
           const manifests = new Set<string>();
@@ -164,7 +167,7 @@ export function berrypack(options?: Options): WebpackPlugin {
               continue;
             }
             report(compilation, result.diagnostics);
-            if (settings.emit && result.bundle && !result.diagnostics.some(fatal)) bundles.set(result.bundle.fileName, result.bundle);
+            if (settings.emit && result.bundle && !result.diagnostics.some(fatal)) bundles.set(result.bundle.fileName, { bundle: result.bundle, manifest });
           }
         });
         compilation.hooks.processAssets.tap({ name: NAME, stage: host.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
@@ -174,9 +177,9 @@ export function berrypack(options?: Options): WebpackPlugin {
             // Names carry their content's digest: a name already emitted has these bytes.
             if (!compilation.getAsset(name)) compilation.emitAsset(name, source() as never, { immutable: true });
           };
-          for (const bundle of bundles.values()) {
+          for (const { bundle, manifest } of bundles.values()) {
             for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, () => sources.blob(blob));
-            emit(bundle.fileName, () => sources.bundle(bundle));
+            emit(bundle.fileName, () => sources.bundle(bundle, manifest, compilation));
           }
         });
       });

@@ -10,6 +10,28 @@
 import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 
 /**
+ * Fragment bytes are cut from 32 KB chunks, one ArrayBuffer for about twenty fragments
+ * instead of Node's pool of 8 KB: a cold build encodes every file and routine, and every
+ * ArrayBuffer costs time to make and to track for the collector (3,000 cold allocations of
+ * 1.5 KB: 36-48 ms from Node's pool, 11-17 ms from 32 KB chunks). As with Node's pool, a chunk
+ * lives while any fragment cut from it does; larger fragments get their own buffer.
+ */
+const CHUNK = 32 * 1024;
+let chunk: Buffer | undefined;
+let chunkUsed = 0;
+
+function fragmentBuffer(size: number): Buffer {
+  if (size > CHUNK / 4) return Buffer.allocUnsafeSlow(size);
+  if (chunk === undefined || chunkUsed + size > CHUNK) {
+    chunk = Buffer.allocUnsafeSlow(CHUNK);
+    chunkUsed = 0;
+  }
+  const bytes = chunk.subarray(chunkUsed, chunkUsed + size);
+  chunkUsed += size;
+  return bytes;
+}
+
+/**
  * Text that is already canonical JSON, spliced into the output verbatim. The assembler keeps
  * one per captured entry, so a rebuild re-serializes only the entries that changed. The text
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
@@ -45,7 +67,7 @@ export class RawJson {
       const text = this.text;
       // Written in place rather than encoding `prefix + text`: the joined string would be one more copy of every file's text.
       const at = Buffer.byteLength(prefix);
-      const bytes = Buffer.allocUnsafe(at + Buffer.byteLength(text));
+      const bytes = fragmentBuffer(at + Buffer.byteLength(text));
       if (at > 0) bytes.write(prefix, 0);
       bytes.write(text, at);
       this.#bytes = bytes;

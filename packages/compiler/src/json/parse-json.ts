@@ -1,10 +1,10 @@
 import { MAX_JSON_DEPTH } from '../bundle/canonical-json.js';
 import type { Reporter, Span } from '../diagnostics/reporter.js';
-import type { YEntry, YMap, YNode, YScalar, YSeq } from '../source/yaml-tree.js';
+import { EntryNode, MapNode, ScalarNode, SeqNode, type YEntry, type YNode, type YScalar } from '../source/yaml-tree.js';
 import { readJsonNumber, readJsonString, readWord, type Refusal } from './json-tokens.js';
 
 interface Frame {
-  node: YMap | YSeq;
+  node: MapNode | SeqNode;
   /** Keys seen in this object, for duplicate detection (SRC-2). */
   seen: Map<string, YEntry> | undefined;
   /** The key waiting for its value. */
@@ -62,14 +62,14 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
       duplicates.push({ key, keySpan, first: first.keySpan });
       return;
     }
-    const e: YEntry = { key, keySpan, value: node, span: { start: keySpan.start, end: node.span.end } };
+    const e = new EntryNode(key, keySpan.start, keySpan.end, node);
     top.seen!.set(key, e);
     top.node.entries.push(e);
   };
 
   const close = (): void => {
     const frame = stack.pop()!;
-    frame.node.span.end = i + 1;
+    frame.node.end = i + 1;
     i++;
     attach(frame.node);
   };
@@ -105,8 +105,7 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
           if (stack.length >= MAX_JSON_DEPTH) {
             return fail({ offset: i, message: `Unexpected nesting deeper than ${MAX_JSON_DEPTH} levels, expected a shallower document` });
           }
-          const span = { start: i, end: i + 1 };
-          const node: YMap | YSeq = c === '{' ? { kind: 'map', span, flow: true, entries: [] } : { kind: 'seq', span, flow: true, items: [] };
+          const node = c === '{' ? new MapNode(i, i + 1, true, []) : new SeqNode(i, i + 1, true, []);
           stack.push({ node, seen: c === '{' ? new Map() : undefined, key: undefined, comma: -1 });
           state = c === '{' ? 'key-or-close' : 'value-or-close';
           i++;
@@ -114,7 +113,7 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
         }
         const scalar = readScalar(text, i, state === 'value-or-close' ? 'a value or `]`' : 'a value', subject);
         if ('message' in scalar) return fail(scalar);
-        i = scalar.span.end;
+        i = scalar.end;
         attach(scalar);
         state = 'after';
         break;
@@ -182,16 +181,9 @@ export function parseJson(text: string, subject = 'the file'): JsonParse {
   }
 }
 
-function readScalar(text: string, i: number, expected: string, subject: string): YScalar | Refusal {
+function readScalar(text: string, i: number, expected: string, subject: string): ScalarNode | Refusal {
   const c = text[i]!;
-  const scalar = (end: number, value: YScalar['value'], style: YScalar['style']): YScalar => ({
-    kind: 'scalar',
-    span: { start: i, end },
-    value,
-    style,
-    ref: false,
-    empty: false,
-  });
+  const scalar = (end: number, value: YScalar['value'], style: YScalar['style']): ScalarNode => new ScalarNode(i, end, value, style, false, false);
   if (c === '"') {
     const s = readJsonString(text, i, subject);
     return 'message' in s ? s : scalar(s.end, s.value, 'double');

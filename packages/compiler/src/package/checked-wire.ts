@@ -1,6 +1,6 @@
 import { LineIndex } from '../diagnostics/line-index.js';
 import type { RoutineSource } from '../routine/check-routine.js';
-import { entry } from '../source/yaml-tree.js';
+import { entry, reviveNode, type YMap } from '../source/yaml-tree.js';
 import type { CheckedSource } from './cache/source-cache.js';
 
 /**
@@ -8,7 +8,7 @@ import type { CheckedSource } from './cache/source-cache.js';
  * the receiving thread rebuilds cheaper than it parses (the line index, the body, the shared
  * name span). Structured cloning of the located tree cost the main thread about what checking
  * the file did; `JSON.parse` of the same tree costs a fifth of that (docs/performance.md).
- * Everything in a checked source is JSON data (spans, scalars of the located tree, diagnostics):
+ * Everything in a checked source is JSON data (spans, the located tree, revived as its classes, diagnostics):
  * only `undefined` fields vanish, and a missing field reads as `undefined` all the same.
  */
 export function packChecked(checked: CheckedSource): PackedChecked {
@@ -32,6 +32,8 @@ export function unpackChecked(packed: PackedChecked): CheckedSource {
     // As parseSource and checkRoutine make them: the body is the text after the fence, and the
     // name's span is the very span of its value in the tree (or the fence).
     const full = routine as RoutineSource;
+    // The located tree's nodes keep their spans as numbers and make a span when read (yaml-tree.ts).
+    full.frontmatter = reviveNode(routine.frontmatter) as YMap;
     full.lines = new LineIndex(routine.text);
     full.body = routine.text.slice(routine.bodyStart);
     full.nameSpan = entry(routine.frontmatter, 'name')?.value.span ?? routine.fenceSpan;

@@ -3,7 +3,7 @@ import type { Reporter, Span } from '../diagnostics/reporter.js';
 import { firstLoneSurrogate } from '../text/first-lone-surrogate.js';
 import { MAX_YAML_DEPTH } from './yaml-depth.js';
 import { yamlModule } from './yaml-module.js';
-import type { YEntry, YNode, YScalar, ScalarStyle } from './yaml-tree.js';
+import { EntryNode, MapNode, ScalarNode, SeqNode, type YEntry, type YNode, type YScalar, type ScalarStyle } from './yaml-tree.js';
 
 const SCALAR_STYLES: Record<string, ScalarStyle> = {
   PLAIN: 'plain',
@@ -53,7 +53,7 @@ export class Converter {
       this.reporter.report('BP1012', nodeSpan, `Unexpected alias \`*${node.source}\`, expected a value written out`, {
         hint: 'anchors and aliases are not part of the Berry profile; repeat the value',
       });
-      return { kind: 'scalar', span: nodeSpan, value: null, style: 'plain', ref: false, empty: false };
+      return new ScalarNode(nodeSpan.start, nodeSpan.end, null, 'plain', false, false);
     }
     if (node.anchor) {
       // The node's range starts after its anchor; point at `&name` itself.
@@ -90,9 +90,9 @@ export class Converter {
         const valueNode = pair.value as YamlNode | null;
         const value: YNode =
           valueNode === null || (this.yaml.isScalar(valueNode) && valueNode.range?.[0] === valueNode.range?.[1] && valueNode.value === null)
-            ? { kind: 'scalar', span: this.emptyValueSpan(keySpan), value: null, style: 'plain', ref: false, empty: true }
+            ? this.emptyValue(keySpan)
             : this.convert(valueNode, indent, depth + 1);
-        const e: YEntry = { key, keySpan, value, span: { start: keySpan.start, end: Math.max(keySpan.end, value.span.end) } };
+        const e = new EntryNode(key, keySpan.start, keySpan.end, value);
         if (key === '<<' && keyNode && this.yaml.isScalar(keyNode) && keyNode.type === 'PLAIN') {
           this.reporter.report('BP1013', keySpan, 'Unexpected merge key `<<`, expected the fields written out', {
             hint: 'merge keys are not part of YAML 1.2; repeat the fields',
@@ -108,19 +108,17 @@ export class Converter {
         seen.set(key, e);
         entries.push(e);
       }
-      return { kind: 'map', span, flow: node.flow ?? false, entries };
+      return new MapNode(span.start, span.end, node.flow ?? false, entries);
     }
     if (this.yaml.isSeq(node)) {
       const indent = this.checkIndent(node.flow ?? false, node.items[0] as YamlNode | undefined, parentIndent, true);
       if (node.flow && node.items.length > 0) this.flowWarning(span, 'list');
       const items = node.items.map((item) =>
-        item === null
-          ? ({ kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: true } satisfies YScalar)
-          : this.convert(item as YamlNode, indent, depth + 1),
+        item === null ? new ScalarNode(span.start, span.end, null, 'plain', false, true) : this.convert(item as YamlNode, indent, depth + 1),
       );
-      return { kind: 'seq', span, flow: node.flow ?? false, items };
+      return new SeqNode(span.start, span.end, node.flow ?? false, items);
     }
-    return { kind: 'scalar', span, value: null, style: 'plain', ref: false, empty: false };
+    return new ScalarNode(span.start, span.end, null, 'plain', false, false);
   }
 
   private scalar(node: Scalar, span: Span, ref: boolean): YScalar {
@@ -134,7 +132,7 @@ export class Converter {
     } else if (typeof value === 'bigint') value = Number(value);
     else if (typeof value === 'string') value = this.wellFormed(value, span);
     if (ref && typeof value !== 'string') value = String(node.source ?? value);
-    return { kind: 'scalar', span, value: value as YScalar['value'], style, ref, empty: false };
+    return new ScalarNode(span.start, span.end, value as YScalar['value'], style, ref, false);
   }
 
   /**
@@ -195,12 +193,12 @@ export class Converter {
     return column;
   }
 
-  /** Just after the `:` of `key:`, where the missing value would be. */
-  private emptyValueSpan(keySpan: Span): Span {
+  /** The missing value of `key:`, just after the `:`. */
+  private emptyValue(keySpan: Span): YScalar {
     const text = this.reporter.lines.text;
     const colon = text.indexOf(':', keySpan.end);
     const at = colon !== -1 && colon - keySpan.end < 3 ? colon + 1 : keySpan.end;
-    return { start: at, end: at };
+    return new ScalarNode(at, at, null, 'plain', false, true);
   }
 
   /** The node's range starts after its tag; point at the `!tag` itself. */

@@ -1,7 +1,6 @@
 import type { ScalarTag } from 'yaml';
-import type { Span } from '../diagnostics/reporter.js';
 import { yamlModule } from './yaml-module.js';
-import type { YEntry, YMap, YNode, YScalar, YSeq } from './yaml-tree.js';
+import { EntryNode, MapNode, ScalarNode, SeqNode, type YEntry, type YMap, type YNode, type YScalar, type YSeq } from './yaml-tree.js';
 
 /**
  * The plain-scalar resolvers of yaml's own core schema (null, bool, int, float), tried in the
@@ -143,13 +142,12 @@ class LineReader {
       KEY.lastIndex = keyAt;
       if (!KEY.test(this.text)) decline();
       const colon = KEY.lastIndex - 1;
-      const key = this.text.slice(keyAt, colon);
+      const key = internKey(this.text.slice(keyAt, colon));
       if (keys === undefined && entries.length >= SCANNED_KEYS) keys = new Set(entries.map((e) => e.key));
       if ((keys === undefined ? hasKey(entries, key) : keys.has(key)) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
       keys?.add(key);
-      const keySpan = this.span(keyAt, colon);
       const value = this.mapValue(colon, column, depth);
-      entries.push({ key, keySpan, value: value.node, span: { start: keySpan.start, end: Math.max(keySpan.end, value.node.span.end) } });
+      entries.push(new EntryNode(key, this.offset + keyAt, this.offset + colon, value.node));
       end = value.end;
       if (this.line === -1 || this.indent < column) {
         this.closeBlock();
@@ -158,7 +156,7 @@ class LineReader {
       if (this.indent > column) decline();
       keyAt = this.line + column;
     }
-    return { node: { kind: 'map', span: this.span(first, end), flow: false, entries }, end };
+    return { node: new MapNode(this.offset + first, this.offset + end, false, entries), end };
   }
 
   /** The value after `key:` (at `colon`), leaving `line` at the next content line after it. */
@@ -178,7 +176,7 @@ class LineReader {
       }
       // An empty value with a comment ends yaml's range after the comment; not worth copying.
       if (c === 0x23 || this.passedComment || (this.line !== -1 && this.indent === column && text.startsWith('-', this.line + column))) decline();
-      const empty: YScalar = { kind: 'scalar', span: this.span(colon + 1, colon + 1), value: null, style: 'plain', ref: false, empty: true };
+      const empty = this.scalar(colon + 1, colon + 1, null, 'plain', false, true);
       return { node: empty, end: at };
     }
     return this.inlineValue(at, column);
@@ -221,7 +219,7 @@ class LineReader {
       if (this.indent > column) decline();
       dash = this.line + column;
     }
-    return { node: { kind: 'seq', span: this.span(first, end), flow: false, items }, end };
+    return { node: new SeqNode(this.offset + first, this.offset + end, false, items), end };
   }
 
   /**
@@ -253,8 +251,8 @@ class LineReader {
     } else if (!ref && (c === 0x5b || c === 0x7b) && text.charCodeAt(at + 1) === c + 2) {
       // An empty flow collection (`[]`, `{}`): no flow warning is due for it (SRC-5).
       after = at + 2;
-      const span = this.span(at, after);
-      node = c === 0x5b ? { kind: 'seq', span, flow: true, items: [] } : { kind: 'map', span, flow: true, entries: [] };
+      const start = this.offset + at;
+      node = c === 0x5b ? new SeqNode(start, start + 2, true, []) : new MapNode(start, start + 2, true, []);
     } else {
       if (!startsPlain(text, start)) decline();
       const hash = text.indexOf(' #', start);
@@ -329,7 +327,7 @@ class LineReader {
     if (resolved === null) decline();
     const value = this.wellFormed(resolved.value);
     const style = header.startsWith('|') ? 'literal' : 'folded';
-    const node: YScalar = { kind: 'scalar', span: this.span(resolved.range[0], resolved.range[1]), value, style, ref: false, empty: false };
+    const node = this.scalar(resolved.range[0], resolved.range[1], value, style, false);
     if (contentEnd === text.length) this.line = -1;
     else this.skipToContent(contentEnd, column);
     if (this.line !== -1 && this.indent > column) decline();
@@ -341,18 +339,29 @@ class LineReader {
     if (this.passedComment) decline();
   }
 
-  private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style'], ref: boolean): YScalar {
-    return { kind: 'scalar', span: this.span(start, end), value, style, ref, empty: false };
+  private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style'], ref: boolean, empty = false): YScalar {
+    return new ScalarNode(this.offset + start, this.offset + end, value, style, ref, empty);
   }
 
   private wellFormed(value: string): string {
     if (this.refuseLoneSurrogates && !value.isWellFormed()) decline();
     return value;
   }
+}
 
-  private span(start: number, end: number): Span {
-    return { start: this.offset + start, end: this.offset + end };
-  }
+/**
+ * Keys are the same few dozen words in every source of a package: one string for each instead
+ * of one per entry, since a cold build keeps every tree alive to the end. Bounded, so a long
+ * session (watch, the language server) of ever new keys cannot grow it.
+ */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 4096;
+
+function internKey(key: string): string {
+  const known = KEYS.get(key);
+  if (known !== undefined) return known;
+  if (KEYS.size < MAX_KEYS) KEYS.set(key, key);
+  return key;
 }
 
 /** Up to this many keys a map's duplicate check scans its entries. */

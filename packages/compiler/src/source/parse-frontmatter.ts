@@ -4,7 +4,7 @@ import { fastFrontmatter } from './fast-frontmatter.js';
 import { deepestNesting, MAX_YAML_DEPTH } from './yaml-depth.js';
 import { yamlModule } from './yaml-module.js';
 import { reportSyntaxErrors } from './yaml-syntax-errors.js';
-import type { YNode } from './yaml-tree.js';
+import { ScalarNode, type YNode } from './yaml-tree.js';
 
 /**
  * Parses frontmatter as YAML 1.2 (core schema) and converts it to a located tree,
@@ -57,7 +57,7 @@ export function composedFrontmatter(yaml: string, offset: number, reporter: Repo
     return undefined;
   }
   const converter = new Converter(offset, reporter, refuseLoneSurrogates);
-  if (doc.contents === null) return { kind: 'scalar', span: { start: offset, end: offset }, value: null, style: 'plain', ref: false, empty: true };
+  if (doc.contents === null) return new ScalarNode(offset, offset, null, 'plain', false, true);
   try {
     return converter.convert(doc.contents, undefined, 1);
   } catch (error) {

@@ -7,7 +7,7 @@ export type ScalarStyle = 'plain' | 'single' | 'double' | 'literal' | 'folded';
 
 export interface YScalar {
   kind: 'scalar';
-  span: Span;
+  readonly span: Span;
   value: string | number | boolean | null;
   style: ScalarStyle;
   /** `!ref name`: a captured address, only allowed where REF-4 says. */
@@ -18,24 +18,119 @@ export interface YScalar {
 
 export interface YEntry {
   key: string;
-  keySpan: Span;
+  readonly keySpan: Span;
   value: YNode;
   /** From the key to the end of the value. */
-  span: Span;
+  readonly span: Span;
 }
 
 export interface YMap {
   kind: 'map';
-  span: Span;
+  readonly span: Span;
   flow: boolean;
   entries: YEntry[];
 }
 
 export interface YSeq {
   kind: 'seq';
-  span: Span;
+  readonly span: Span;
   flow: boolean;
   items: YNode[];
+}
+
+/*
+ * What the readers of frontmatter (yaml.ts, fast-frontmatter.ts, parse-json.ts) build: each
+ * node keeps its span as two numbers, and a `Span` is made when one is read. A cold build keeps
+ * every located tree alive to the end, and a span object per node plus two per entry were about
+ * a third of its heap objects (docs/performance.md, round five, wt-cold). Spans are read for
+ * diagnostics and a few names, not per node in a clean build.
+ */
+
+/** A node's span as two numbers, made into a `Span` when read. */
+abstract class Located {
+  constructor(
+    public start: number,
+    public end: number,
+  ) {}
+
+  get span(): Span {
+    return { start: this.start, end: this.end };
+  }
+}
+
+export class ScalarNode extends Located implements YScalar {
+  readonly kind = 'scalar';
+  constructor(
+    start: number,
+    end: number,
+    public value: YScalar['value'],
+    public style: ScalarStyle,
+    public ref: boolean,
+    public empty: boolean,
+  ) {
+    super(start, end);
+  }
+}
+
+export class MapNode extends Located implements YMap {
+  readonly kind = 'map';
+  constructor(
+    start: number,
+    end: number,
+    public flow: boolean,
+    public entries: YEntry[],
+  ) {
+    super(start, end);
+  }
+}
+
+export class SeqNode extends Located implements YSeq {
+  readonly kind = 'seq';
+  constructor(
+    start: number,
+    end: number,
+    public flow: boolean,
+    public items: YNode[],
+  ) {
+    super(start, end);
+  }
+}
+
+export class EntryNode implements YEntry {
+  constructor(
+    public key: string,
+    public keyStart: number,
+    public keyEnd: number,
+    public value: YNode,
+  ) {}
+
+  get keySpan(): Span {
+    return { start: this.keyStart, end: this.keyEnd };
+  }
+
+  get span(): Span {
+    return { start: this.keyStart, end: Math.max(this.keyEnd, this.value.span.end) };
+  }
+}
+
+/** The tree again from its JSON text's data (a worker thread's hand-back, checked-wire.ts). */
+export function reviveNode(data: unknown): YNode {
+  const d = data as { kind: YNode['kind']; start: number; end: number; flow: boolean } & Record<string, unknown>;
+  switch (d.kind) {
+    case 'scalar':
+      return new ScalarNode(d.start, d.end, d.value as YScalar['value'], d.style as ScalarStyle, d.ref as boolean, d.empty as boolean);
+    case 'seq':
+      return new SeqNode(d.start, d.end, d.flow, (d.items as unknown[]).map(reviveNode));
+    case 'map':
+      return new MapNode(
+        d.start,
+        d.end,
+        d.flow,
+        (d.entries as { key: string; keyStart: number; keyEnd: number; value: unknown }[]).map(
+          (e) => new EntryNode(e.key, e.keyStart, e.keyEnd, reviveNode(e.value)),
+        ),
+      );
+  }
 }
 
 export function entry(map: YMap, key: string): YEntry | undefined {
