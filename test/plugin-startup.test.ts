@@ -53,6 +53,11 @@ function run(name: string, body: string): { phases: Record<string, string[]>; ou
 }
 
 const loadsCompiler = (modules: string[] | undefined) => (modules ?? []).some((m) => m.endsWith(COMPILER_MAIN));
+/** Modules of the include/exclude filter (and `also`) loaded in any phase: none without patterns. */
+const filterModules = (phases: Record<string, string[]>, also?: RegExp) =>
+  Object.values(phases)
+    .flat()
+    .filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]/.test(m) || also?.test(m));
 
 describe('the plugins import the compiler when a build needs it', () => {
   it('@berrypack/esbuild: not on import nor when the plugin is made; during the build, which writes the bundle', () => {
@@ -74,10 +79,8 @@ if (result.errors.length > 0) process.exit(1);
     expect(loadsCompiler(phases.start)).toBe(false);
     // Its adapter seam (options, messages) is loaded: the factory checks options at once.
     expect((phases.start ?? []).some((m) => m.endsWith('/packages/compiler/dist/internal-adapter.js'))).toBe(true);
-    // Nor is the include/exclude filter's picomatch, needed only from the first import on.
-    expect(
-      [...(phases.start ?? []), ...(phases.imported ?? [])].filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]/.test(m)),
-    ).toEqual([]);
+    // Without include/exclude patterns the filter needs neither @rollup/pluginutils nor picomatch.
+    expect(filterModules(phases)).toEqual([]);
     expect(loadsCompiler(phases.imported)).toBe(false);
     expect(loadsCompiler(phases.made)).toBe(true);
     expect(readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
@@ -101,11 +104,7 @@ note('built');
     expect(loadsCompiler(phases.imported)).toBe(true);
     // Without include/exclude patterns the filter needs neither @rollup/pluginutils nor picomatch,
     // and a build needs nothing of the dev server.
-    expect(
-      Object.values(phases)
-        .flat()
-        .filter((m) => /[\\/]node_modules[\\/](@rollup[\\/]pluginutils|picomatch)[\\/]|[\\/]dev-server\.js$/.test(m)),
-    ).toEqual([]);
+    expect(filterModules(phases, /[\\/]dev-server\.js$/)).toEqual([]);
     expect(existsSync(outdir) && readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
   });
 
@@ -133,6 +132,7 @@ if (stats.hasErrors()) { console.log(stats.toString('errors-only')); process.exi
     expect(loadsCompiler(phases.start)).toBe(false);
     expect((phases.start ?? []).some((m) => m.endsWith('/packages/compiler/dist/internal-adapter.js'))).toBe(true);
     expect(loadsCompiler([...(phases.imported ?? []), ...(phases.made ?? [])])).toBe(true);
+    expect(filterModules(phases)).toEqual([]);
     expect(readdirSync(outdir).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
   });
 

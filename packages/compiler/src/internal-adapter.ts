@@ -13,7 +13,14 @@ export {
   type BuildMemo,
   type ModuleOptions,
 } from './package/importer-module.js';
-export { resolvePluginOptions, type FilterPattern, type PluginOptions, type ResolvedPluginOptions } from './package/plugin-options.js';
+export {
+  filterWithoutPatterns,
+  resolvePluginOptions,
+  type FilterPattern,
+  type IdFilter,
+  type PluginOptions,
+  type ResolvedPluginOptions,
+} from './package/plugin-options.js';
 export { subtreeWatchPaths } from './package/watch-paths.js';
 export { readNormalized } from './source/read-normalized.js';
 // For an adapter that imports the compiler's main entry only when a build starts: its messages

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolvePluginOptions } from '../src/package/plugin-options.js';
+import { createFilter } from '@rollup/pluginutils';
+import { filterWithoutPatterns, resolvePluginOptions } from '../src/package/plugin-options.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'berrypack-plugin-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,5 +85,34 @@ describe('resolvePluginOptions', () => {
       ['broken.json', `Invalid option \`catalog\` (broken.json): ${syntax}`],
     ];
     for (const [catalog, message] of cases) expect(() => resolvePluginOptions({ catalog }, dir), message).toThrow(new Error(message));
+  });
+});
+
+describe('filterWithoutPatterns', () => {
+  const ids: unknown[] = ['/a/plugin.json', 'C:/a/b.md', '\0virtual', '/a/\0b.md', '', 42, undefined, null, {}];
+
+  it('answers as createFilter does when neither include nor exclude has a pattern', () => {
+    for (const [include, exclude] of [
+      [undefined, undefined],
+      [null, null],
+      [[], []],
+      [undefined, []],
+    ] as const) {
+      const quick = filterWithoutPatterns(include, exclude);
+      const reference = createFilter(include, exclude);
+      expect(quick).toBeTypeOf('function');
+      expect(ids.map((id) => quick!(id))).toEqual(ids.map((id) => reference(id)));
+    }
+  });
+
+  it('leaves any pattern to createFilter', () => {
+    for (const [include, exclude] of [
+      ['**/plugin.json', undefined],
+      [undefined, /README\.md$/],
+      [[''], undefined],
+      ['', undefined],
+      [undefined, [/x/]],
+    ] as const)
+      expect(filterWithoutPatterns(include, exclude)).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import type * as CompilerApi from '@berrypack/compiler';
 import type { BuildResult, BundleFile, Compiler, PackageSummary, PluginOptions as Options } from '@berrypack/compiler';
 import {
   createBuildMemo,
+  filterWithoutPatterns,
   isBerryImport,
   manifestForImport,
   nodeHost,
@@ -37,18 +38,18 @@ const CLAIMED = Symbol('berrypack.claimed');
  */
 export function berrypack(options?: Options): Plugin {
   const settings = resolvePluginOptions(options);
-  // The compiler's main entry (about 150 modules) and the filter's picomatch are imported when
+  // The compiler's main entry and, with include/exclude patterns, the filter's picomatch are imported when
   // esbuild runs `setup`, after it has started its service, and awaited by the first hook that
   // needs them: they load on this thread while esbuild starts and reads the entry points on the
   // other core. One compiler per plugin instance: rebuilds in a context reuse its per-file caches.
   let loading: Promise<{ api: typeof CompilerApi; compiler: Compiler; filter: (id: string) => boolean }> | undefined;
   const load = () =>
-    (loading ??= Promise.all([import('@berrypack/compiler'), import('@rollup/pluginutils')]).then(([api, { createFilter }]) => ({
-      api,
-      compiler: api.createCompiler(settings.compiler),
+    (loading ??= Promise.all([
+      import('@berrypack/compiler'),
       // Ids reaching it are absolute file paths; it tests them with `/` separators.
-      filter: createFilter(settings.include, settings.exclude),
-    })));
+      filterWithoutPatterns(settings.include, settings.exclude) ??
+        import('@rollup/pluginutils').then(({ createFilter }) => createFilter(settings.include, settings.exclude)),
+    ]).then(([api, filter]) => ({ api, compiler: api.createCompiler(settings.compiler), filter })));
 
   async function claims(file: string, explicit: boolean): Promise<boolean> {
     const { filter } = await load();

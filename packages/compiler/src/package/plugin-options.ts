@@ -6,6 +6,21 @@ import type { CompilerOptions } from './types.js';
 /** A glob, a RegExp, or a list of them; the shape `@rollup/pluginutils`' `createFilter` takes. */
 export type FilterPattern = ReadonlyArray<string | RegExp> | string | RegExp | null;
 
+/** An adapter's include/exclude test on a module id. */
+export type IdFilter = (id: unknown) => boolean;
+
+const noPattern = (pattern: FilterPattern | undefined) => pattern === undefined || pattern === null || (Array.isArray(pattern) && pattern.length === 0);
+
+/**
+ * The include/exclude filter when neither has a pattern, else undefined (the adapter then makes
+ * it with `@rollup/pluginutils`' `createFilter`). Without patterns that filter only refuses what
+ * is not a string or is a virtual id (`\0`), and its module (with picomatch and estree-walker)
+ * costs about 30 ms of a build's start-up to load, so it is loaded only when there are patterns.
+ */
+export function filterWithoutPatterns(include: FilterPattern | undefined, exclude: FilterPattern | undefined): IdFilter | undefined {
+  return noPattern(include) && noPattern(exclude) ? (id) => typeof id === 'string' && !id.includes('\0') : undefined;
+}
+
 /** Options of every bundler plugin (`@berrypack/rollup`, `@berrypack/esbuild`): the same names, defaults and messages. */
 export interface PluginOptions {
   /**
