@@ -394,7 +394,8 @@ for (const n of needsPackages ? options.ns : []) {
       {
         against: 'floor',
         ratios: ratios(cli, floor),
-        ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: 1.0 }, targetLabel: 'vs the floor' } : {}),
+        // Issue #21: at most the floor at 1,000, 0.8× of it at 10,000 (two cores against the floor's one).
+        ...(targetAt(n, [1000, 10000]) ? { target: { op: '<=', value: n === 10000 ? 0.8 : 1.0 }, targetLabel: 'vs the floor' } : {}),
       },
     ]);
     // Bytes, not time: the same every run (the bundle is deterministic), so one value is the figure.
@@ -729,7 +730,7 @@ const wanted = [
     ? [
         ['cli@1000', 1000, '`berrypack build` cold vs floor', '<= 1×'],
         ['bundle-size@1000', 1000, 'bundle bytes vs its text sources', '<= 1.5×'],
-        ['cli@10000', 10000, '`berrypack build` cold vs floor', '<= 1×'],
+        ['cli@10000', 10000, '`berrypack build` cold vs floor', '<= 0.8×'],
         ['cli-per-routine@10000', 10000, 'per-routine cost at 10k vs at 1k', '<= 1.2×'],
         ['cli-rss-median@10000', 10000, '`berrypack build` peak RSS', '< 600 MB'],
       ]
