@@ -36,6 +36,7 @@ describe('public exports', () => {
       'LineIndex',
       'codeFrame',
       'createBuildMemo',
+      'filterWithoutPatterns',
       'findPackageManifest',
       'isBerryImport',
       'isBerryManifest',
