@@ -52,26 +52,47 @@ export function nextBuild(watcher: Watcher): Promise<void> {
 }
 
 /**
- * Applies `change`, then waits for the rebuild it causes (see `nextBuild`). Rollup's watcher
- * (chokidar) registers new paths asynchronously after a build ends, so a file created in a
- * directory it only just began watching can go unnoticed; `change` is applied again every
- * `retryMs` until a build starts. It must therefore be idempotent (write a file, not append).
+ * Applies `change`, then waits until the watcher has rebuilt for it and settled: the end of the
+ * last build that started after the change, with no new one starting within `settleMs`. One edit
+ * can reach the watcher as several events (a new file's `add` and `change`, an event arriving
+ * while a build runs), each starting a build; a build that started before the change, or one
+ * that started before the watcher saw all of it, does not show its result, so the outcome is
+ * the last build's (its error, if it failed). Rollup's watcher (chokidar) registers new paths
+ * asynchronously after a build ends, so a file created in a directory it only just began
+ * watching can go unnoticed; `change` is applied again every `retryMs` until a build starts. It
+ * must therefore be idempotent (write a file, not append).
  */
-export async function rebuild(watcher: Watcher, change: () => void, retryMs = 2000): Promise<void> {
+export async function rebuild(watcher: Watcher, change: () => void, retryMs = 2000, settleMs = 400): Promise<void> {
   let started = false;
-  const onStart = (event: WatchEvent) => {
-    if (event.code === 'START' || event.code === 'BUNDLE_START') started = true;
-  };
-  watcher.on('event', onStart);
-  const done = nextBuild(watcher);
+  let failed: { error: unknown } | undefined;
+  let quiet: ReturnType<typeof setTimeout> | undefined;
+  let listener: ((event: WatchEvent) => void) | undefined;
+  const settled = new Promise<void>((resolve, reject) => {
+    listener = (event: WatchEvent) => {
+      if (event.code === 'BUNDLE_END' || event.code === 'ERROR') void event.result?.close();
+      if (event.code === 'START' || event.code === 'BUNDLE_START') {
+        started = true;
+        failed = undefined;
+        clearTimeout(quiet);
+      }
+      if (!started) return;
+      if (event.code === 'ERROR') failed = { error: event.error };
+      if (event.code === 'END') {
+        clearTimeout(quiet);
+        quiet = setTimeout(() => (failed ? reject(failed.error) : resolve()), settleMs);
+      }
+    };
+  });
+  watcher.on('event', listener!);
   const timer = setInterval(() => {
     if (!started) change();
   }, retryMs);
   try {
     change();
-    await done;
+    await settled;
   } finally {
     clearInterval(timer);
-    watcher.off('event', onStart);
+    clearTimeout(quiet);
+    watcher.off('event', listener!);
   }
 }
