@@ -29,6 +29,7 @@ const RESOLVING = Symbol('berrypack.resolving');
  * names them relative to the working directory, as it does every other module (a namespace of
  * our own would put the absolute path in a comment of the output).
  */
+// Its value: the file's manifest when onResolve looked it up (a rebuild), else `true`.
 const CLAIMED = Symbol('berrypack.claimed');
 
 /**
@@ -92,8 +93,9 @@ export function berrypack(options?: Options): Plugin {
         const explicit = args.path.endsWith(SUFFIX);
         const file = await resolvePath(build, explicit ? { ...args, path: args.path.slice(0, -SUFFIX.length) } : args);
         if (file === undefined || !(await claims(file, explicit))) return undefined;
-        const claimed = { path: file, namespace: 'file', pluginData: { [CLAIMED]: true } };
         const manifest = lists.empty ? undefined : manifestForImport(file, nodeHost);
+        // The manifest found here rides along to the load, which would look it up again.
+        const claimed = { path: file, namespace: 'file', pluginData: { [CLAIMED]: manifest ?? true } };
         const early = manifest === undefined ? undefined : lists.early(manifest);
         if (manifest === undefined || early === undefined) return claimed;
         // A rebuild: esbuild stats the package's files (from its previous build) while this
@@ -107,7 +109,8 @@ export function berrypack(options?: Options): Plugin {
       });
 
       build.onLoad({ filter: CANDIDATE_FILE, namespace: 'file' }, async (args) => {
-        if (!(args.pluginData as Record<symbol, unknown> | undefined)?.[CLAIMED]) return undefined;
+        const claimed = (args.pluginData as Record<symbol, unknown> | undefined)?.[CLAIMED];
+        if (!claimed) return undefined;
         const file = args.path;
         let loaded: Awaited<ReturnType<typeof load>>;
         try {
@@ -117,7 +120,7 @@ export function berrypack(options?: Options): Plugin {
         }
         writeBundle = loaded.api.writeBundle;
         const memo = (builds ??= createBuildMemo(loaded.compiler));
-        const manifest = manifestForImport(file, nodeHost);
+        const manifest = typeof claimed === 'string' ? claimed : manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
         let first: boolean;
