@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,9 +10,7 @@ import { EARLY_MIN_SOURCES, startCheckWorker } from '../packages/compiler/dist/i
 import { startEarlyBuild, takeEarlyWorker } from '../packages/cli/dist/early-build.js';
 import { generatePackage } from '../bench/generate.mjs';
 import { berrypack } from './support/cli.js';
-import { SourceCache } from '../packages/compiler/src/package/cache/source-cache.js';
 import { worthAThread } from '../packages/compiler/src/package/check-pool.js';
-import { packChecked, unpackChecked } from '../packages/compiler/src/package/checked-wire.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-parallel-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -39,24 +37,6 @@ function both() {
   const serial = createCompiler({ parallel: false, store: path.join(root, 'store') });
   return { parallel, serial };
 }
-
-describe('a checked source sent between threads (checked-wire.ts)', () => {
-  it('arrives as the same data, for every routine, documentation and broken source of the fixtures', () => {
-    const files = (readdirSync('fixtures', { recursive: true }) as string[]).filter((f) => f.endsWith('.md')).map((f) => path.join('fixtures', f));
-    const sources = new SourceCache();
-    const kinds = new Set<string>();
-    for (const file of files) {
-      const checked = sources.check(file, readFileSync(file));
-      kinds.add(checked.status);
-      const received = unpackChecked(JSON.parse(JSON.stringify(packChecked(checked))));
-      // Strict: the same fields (undefined ones included), the line index a LineIndex again.
-      expect(received, file).toStrictEqual(checked);
-      if (checked.routine)
-        expect(received.routine!.lines.position(checked.routine.bodyStart)).toEqual(checked.routine.lines.position(checked.routine.bodyStart));
-    }
-    expect([...kinds].sort()).toEqual(['documentation', 'invalid', 'source']);
-  });
-});
 
 describe('prepare on two threads', () => {
   it('gives the same bundle, summary and diagnostics as a build on one thread', async () => {

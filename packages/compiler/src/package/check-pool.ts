@@ -1,8 +1,7 @@
 import type { CompilerHost, ReadCache } from '../host.js';
 import type { SourceCache } from './cache/source-cache.js';
 import type { CodeContext } from '../code/index.js';
-import { unpackChecked } from './checked-wire.js';
-import { CheckWorker, workerScript, type WorkerEntry } from './check-worker-start.js';
+import { CheckWorker, workerScript, type WorkerBatch, type WorkerEntry } from './check-worker-start.js';
 import { codeInput, type RoutineCodeCache } from './steps/analyze-code.js';
 
 /**
@@ -60,6 +59,10 @@ export async function checkInParallel(
   code: CodeStep,
 ): Promise<number> {
   const { counter } = worker;
+  let count = 0;
+  const receive = (): void => {
+    for (let batch = worker.take(); batch !== undefined; batch = worker.take()) count += primeBatch(batch, worker.started, reads, sources, code);
+  };
   for (;;) {
     const i = Atomics.add(counter, 0, 1);
     if (i >= files.length) break;
@@ -70,21 +73,25 @@ export async function checkInParallel(
     } catch {
       // Left to the build, as above.
     }
+    // Between its own files this thread takes in what the worker sent, so receiving is shared
+    // out by the counter like checking is, instead of waiting for this thread at the end.
+    receive();
   }
   await worker.finished();
-  let count = 0;
-  for (const batch of worker.received) {
-    const entries = JSON.parse(batch.json) as WorkerEntry[];
-    entries.forEach((r, i) => {
-      const bytes = batch.bytes[i]!;
-      reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, worker.started);
-      const checked = unpackChecked(r.checked);
-      sources.prime(r.file, bytes, checked);
-      // An analysis against another root (a link that changed meanwhile) is done again by the build.
-      const input = r.code?.root === code.ctx.packageRoot && checked.routine ? codeInput(checked.routine, code.manifestDir) : undefined;
-      if (input !== undefined) code.cache.prime(checked.routine!, input, code.ctx, r.code!.log, r.code!.result);
-    });
-    count += entries.length;
-  }
+  receive();
   return count;
+}
+
+/** Leaves one batch of the worker's results in the caches; returns how many files it held. */
+function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | undefined, sources: SourceCache, code: CodeStep): number {
+  const entries = JSON.parse(batch.json) as WorkerEntry[];
+  entries.forEach((r, i) => {
+    const bytes = new Uint8Array(batch.data, i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]! - (i === 0 ? 0 : batch.ends[i - 1]!));
+    reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
+    const checked = sources.check(r.file, bytes);
+    // An analysis against another root (a link that changed meanwhile) is done again by the build.
+    const input = r.code?.root === code.ctx.packageRoot && checked.routine ? codeInput(checked.routine, code.manifestDir) : undefined;
+    if (input !== undefined) code.cache.prime(checked.routine!, input, code.ctx, r.code!.log, r.code!.result);
+  });
+  return entries.length;
 }

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { CodeRoutineResult } from '../code/types.js';
 import type { RecordedAnswer } from './answer-recorder.js';
-import type { PackedChecked } from './checked-wire.js';
 
 /**
  * The second thread of a cold build (check-worker.ts), as started and heard from. Deliberately
@@ -11,10 +10,16 @@ import type { PackedChecked } from './checked-wire.js';
  * (docs/performance.md, "Cold build on two threads").
  */
 
-/** One message of the worker: `bytes[i]` is the file of the i-th entry of `json` (an array of `WorkerEntry`). */
+/**
+ * One message of the worker: the i-th entry of `json` (an array of `WorkerEntry`) read the bytes
+ * `data[ends[i - 1] ?? 0 .. ends[i]]`. One buffer per batch, transferred rather than copied:
+ * receiving a few thousand small buffers one by one cost the main thread about as much as
+ * checking their files (docs/performance.md, round six).
+ */
 export interface WorkerBatch {
   json: string;
-  bytes: Uint8Array[];
+  data: ArrayBuffer;
+  ends: number[];
 }
 
 /** One file as the worker read and checked it; a code routine's analysis with the answers it read (by digest). */
@@ -23,7 +28,6 @@ export interface WorkerEntry {
   stamp: string;
   /** JSON has no Infinity: a file read without a trusted stamp comes back with `null`. */
   changedAt: number | null;
-  checked: PackedChecked;
   /** `root`: the package root the analysis resolved imports against (realpath'd). */
   code?: { root: string; log: RecordedAnswer[]; result: CodeRoutineResult };
 }
@@ -49,14 +53,20 @@ export class CheckWorker {
   readonly counter = new Int32Array(new SharedArrayBuffer(4));
   /** When the worker started: its reads are stamped no earlier (the read cache's race check). */
   readonly started = Date.now();
-  readonly received: WorkerBatch[] = [];
   /** Resolves to the listing of a worker started on a manifest (undefined when it found none), at once for a list of files. */
   readonly listing: Promise<WorkerListing | undefined>;
   readonly #finished: Promise<void>;
   readonly #worker: Worker;
+  /** The worker's batches: taken synchronously (`take`), so this thread receives them between its own files. */
+  readonly #batches: MessagePort;
 
   constructor(script: URL, work: { files: readonly string[]; dir: string } | { manifest: string }) {
-    this.#worker = new Worker(script, { workerData: { ...work, counter: this.counter, min: EARLY_MIN_SOURCES } });
+    const { port1, port2 } = new MessageChannel();
+    this.#batches = port1;
+    this.#worker = new Worker(script, {
+      workerData: { ...work, counter: this.counter, min: EARLY_MIN_SOURCES, batches: port2 },
+      transferList: [port2],
+    });
     this.#worker.unref();
     let listed: (l: WorkerListing | undefined) => void = () => {};
     this.listing = 'files' in work ? Promise.resolve(undefined) : new Promise((resolve) => (listed = resolve));
@@ -65,30 +75,39 @@ export class CheckWorker {
         listed(undefined);
         resolve();
       };
-      this.#worker.on('message', (message: WorkerBatch | WorkerListing | 'done') => {
+      this.#worker.on('message', (message: WorkerListing | 'done') => {
         if (message === 'done') end();
-        else if ('files' in message) listed(message);
-        else this.received.push(message);
+        else listed(message);
       });
       this.#worker.on('error', end);
       this.#worker.on('exit', end);
     });
   }
 
-  /** Waits (holding the process open) until the worker has taken its last file. */
+  /** The next batch the worker has posted, if any, without waiting. */
+  take(): WorkerBatch | undefined {
+    return receiveMessageOnPort(this.#batches)?.message as WorkerBatch | undefined;
+  }
+
+  /**
+   * Waits (holding the process open) until the worker has posted its last batch; the batches
+   * stay to be taken. The worker posts every batch before it says it is done, so once this
+   * resolves `take` has all of them.
+   */
   async finished(): Promise<void> {
     this.#worker.ref();
     try {
       await this.#finished;
     } finally {
-      this.stop();
+      this.#worker.unref();
     }
   }
 
-  /** Takes every remaining file away from the worker and ends it. */
+  /** Takes every remaining file away from the worker, ends it and drops what it sent but nobody took. */
   stop(): void {
     Atomics.store(this.counter, 0, 2 ** 30);
     void this.#worker.terminate();
+    this.#batches.close();
   }
 }
 

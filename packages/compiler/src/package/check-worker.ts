@@ -1,17 +1,21 @@
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { nodeHost } from '../host.js';
 import type { WorkerBatch, WorkerEntry, WorkerListing } from './check-worker-start.js';
 
 /**
  * A second thread of a cold build (see check-pool.ts): takes the next file from the shared
- * counter, reads it with its stamp and checks it, and posts the results back in batches: the
- * bytes as they are, everything else as one JSON text (checked-wire.ts). Started on a manifest
+ * counter, reads it with its stamp, analyzes it if it is a code routine, and posts the results
+ * back in batches on its own port: the bytes in one transferred buffer, the rest as one JSON
+ * text. Started on a manifest
  * (the CLI starts it before loading the compiler), it first lists the sources as a build does
  * and posts the listing; the main thread checks the same list from the same counter.
  */
-const work = workerData as { counter: Int32Array; min: number } & ({ files: string[]; dir: string } | { manifest: string });
-const { counter } = work;
+const work = workerData as { counter: Int32Array; min: number; batches: MessagePort } & ({ files: string[]; dir: string } | { manifest: string });
+const { counter, batches } = work;
+/** Files per message: small enough that the main thread is seldom left waiting for the last one. */
+const BATCH = 32;
+const LANGUAGE = Buffer.from('language');
 const listed = 'files' in work ? work : await listSources(work.manifest);
 // The checker loads only when there is something to check: a small package's worker only lists.
 if (listed !== undefined && ('manifest' in work ? listed.files.length >= work.min : true)) await checkFiles(listed.files, listed.dir);
@@ -40,13 +44,14 @@ async function listSources(given: string): Promise<{ files: string[]; dir: strin
 }
 
 /**
- * Checks each file it takes and analyzes a code routine's body and modules too (recording what
- * the analysis read, by digest), so the main thread's build finds both done (check-pool.ts).
+ * Reads each file it takes with its stamp and, for a code routine, checks it and analyzes its
+ * body and modules (recording what the analysis read, by digest); posts the bytes and the
+ * analyses. The main thread checks every file itself from the bytes: a checked tree costs it
+ * more to receive (`JSON.parse` and reviving) than to build (docs/performance.md, round six).
  */
 async function checkFiles(files: readonly string[], dir: string): Promise<void> {
-  const [{ SourceCache }, { packChecked }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }] = await Promise.all([
+  const [{ SourceCache }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }] = await Promise.all([
     import('./cache/source-cache.js'),
-    import('./checked-wire.js'),
     import('./steps/analyze-code.js'),
     import('../code/index.js'),
     import('./answer-recorder.js'),
@@ -58,8 +63,8 @@ async function checkFiles(files: readonly string[], dir: string): Promise<void> 
   let bytes: Uint8Array[] = [];
   const flush = (): void => {
     if (entries.length === 0) return;
-    const batch: WorkerBatch = { json: JSON.stringify(entries), bytes };
-    parentPort!.postMessage(batch);
+    const batch: WorkerBatch = { json: JSON.stringify(entries), ...joinBytes(bytes) };
+    batches.postMessage(batch, [batch.data]);
     entries = [];
     bytes = [];
   };
@@ -69,22 +74,37 @@ async function checkFiles(files: readonly string[], dir: string): Promise<void> 
     const file = files[i]!;
     try {
       const read = nodeHost.readStamped!(file);
-      const checked = sources.check(file, read.bytes);
-      const input = checked.routine && codeInput(checked.routine, dir);
+      // Only a code routine (a `language` key) has an analysis to send; a file this test passes
+      // by mistake is merely checked here for nothing, one it misses is analyzed by the build.
+      const routine = mayBeCode(read.bytes) ? sources.check(file, read.bytes).routine : undefined;
+      const input = routine && codeInput(routine, dir);
       let code: WorkerEntry['code'];
       if (input !== undefined) {
         const recording = new AnswerRecorder(nodeHost);
         const result = analyzeCodeRoutine(input, { host: recording, packageRoot, cache: modules });
         code = { root: packageRoot, log: recording.stored(), result };
       }
-      entries.push({ file, stamp: read.stamp, changedAt: read.changedAt, checked: packChecked(checked), ...(code ? { code } : {}) });
+      entries.push({ file, stamp: read.stamp, changedAt: read.changedAt, ...(code ? { code } : {}) });
       bytes.push(read.bytes);
     } catch {
       // The build reads the file again and reports what is wrong with it.
     }
-    if (entries.length === 64) flush();
+    if (entries.length === BATCH) flush();
   }
   flush();
+}
+
+function mayBeCode(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(LANGUAGE);
+}
+
+/** The files' bytes in one buffer of its own (never Node's shared pool: it is transferred), with where each ends. */
+function joinBytes(bytes: readonly Uint8Array[]): Pick<WorkerBatch, 'data' | 'ends'> {
+  let end = 0;
+  const ends = bytes.map((b) => (end += b.byteLength));
+  const joined = new Uint8Array(end);
+  bytes.forEach((b, i) => joined.set(b, i === 0 ? 0 : ends[i - 1]));
+  return { data: joined.buffer, ends };
 }
 
 function realDir(dir: string): string {

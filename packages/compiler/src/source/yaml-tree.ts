@@ -113,26 +113,6 @@ export class EntryNode implements YEntry {
   }
 }
 
-/** The tree again from its JSON text's data (a worker thread's hand-back, checked-wire.ts). */
-export function reviveNode(data: unknown): YNode {
-  const d = data as { kind: YNode['kind']; start: number; end: number; flow: boolean } & Record<string, unknown>;
-  switch (d.kind) {
-    case 'scalar':
-      return new ScalarNode(d.start, d.end, d.value as YScalar['value'], d.style as ScalarStyle, d.ref as boolean, d.empty as boolean);
-    case 'seq':
-      return new SeqNode(d.start, d.end, d.flow, (d.items as unknown[]).map(reviveNode));
-    case 'map':
-      return new MapNode(
-        d.start,
-        d.end,
-        d.flow,
-        (d.entries as { key: string; keyStart: number; keyEnd: number; value: unknown }[]).map(
-          (e) => new EntryNode(e.key, e.keyStart, e.keyEnd, reviveNode(e.value)),
-        ),
-      );
-  }
-}
-
 export function entry(map: YMap, key: string): YEntry | undefined {
   return map.entries.find((e) => e.key === key);
 }
