@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,25 @@ describe('prepare on two threads', () => {
     const before = parallel.stats;
     expect(parallel.build(manifest).diagnostics).toEqual(b.diagnostics);
     expect(parallel.stats.sourcesParsed).toBe(before.sourcesParsed);
+  });
+
+  it('serves the reads of the worker without a stat only to a build in the same turn; a later build sees edits made meanwhile', async () => {
+    const dir = path.join(root, 'later');
+    generateSlowToCheck(dir, N);
+    const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => path.basename(f).startsWith('model') && f.endsWith('.md'));
+    // Older than a timestamp tick, so the worker's reads are kept (ReadCache's race check).
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const manifest = path.join(dir, 'plugin.json');
+    const parallel = createCompiler({ parallel: true, store: path.join(root, 'store') });
+    await parallel.prepare(manifest);
+    expect(parallel.stats.sourcesFromWorker).toBeGreaterThan(0);
+    // The next turn of the event loop: every primed read must be checked against the disk again.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const f of files) appendFileSync(path.join(dir, f), '\nedited later\n');
+    const a = parallel.build(manifest);
+    const b = both().serial.build(manifest);
+    expect(a.ok).toBe(true);
+    expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
   });
 
   it('records every read of the build for the persistent cache when the host is a recorder (the CLI)', async () => {

@@ -178,6 +178,14 @@ export class ReadCache {
   /** Stamps taken together at the start of one build (`prefetchStamps`). */
   #stamps: StampFields | undefined;
   readonly #prefetch = new StatPrefetch();
+  /** Files primed since the last `trustPrimed` (or build). */
+  #primed = new Set<string>();
+  /**
+   * Files primed by a `prepare` that ended in this turn of the event loop: a build that starts
+   * before the turn ends (the CLI's, right after `prepare`) serves them without a stat, as if it
+   * had read them itself a moment earlier; any later build checks their stamps as usual.
+   */
+  #fresh: ReadonlySet<string> | undefined;
   hits = 0;
   misses = 0;
 
@@ -217,7 +225,10 @@ export class ReadCache {
     const reported = this.#reported;
     const unchanged = reported !== undefined && !reported.changed.has(path) && this.#live.usedBy(reported.root, path);
     this.#live.use(path);
-    if (known !== undefined && (unchanged || (inner.stamp === NODE_STAMP ? this.#sameNodeStamp(path, known) : inner.stamp(path) === known.stamp))) {
+    if (
+      known !== undefined &&
+      (unchanged || this.#fresh?.has(path) === true || (inner.stamp === NODE_STAMP ? this.#sameNodeStamp(path, known) : inner.stamp(path) === known.stamp))
+    ) {
       this.hits++;
       return known.bytes;
     }
@@ -241,11 +252,25 @@ export class ReadCache {
   prime(path: string, bytes: Uint8Array, stamp: string, changedAt: number, started: number): void {
     if (!this.enabled) return;
     this.misses++;
-    if (stamp !== '' && !racy(changedAt, started)) this.#entries.set(path, { stamp, bytes });
+    if (stamp === '' || racy(changedAt, started)) return;
+    this.#entries.set(path, { stamp, bytes });
+    this.#primed.add(path);
+  }
+
+  /** The files primed so far are served without a stat until this turn of the event loop ends (see `#fresh`). */
+  trustPrimed(): void {
+    const fresh = this.#primed;
+    this.#primed = new Set();
+    this.#fresh = fresh;
+    setImmediate(() => {
+      if (this.#fresh === fresh) this.#fresh = undefined;
+    }).unref();
   }
 
   /** After a build of `root`: forgets files no latest build read, so a watch session stays bounded. */
   sweep(root: string): void {
+    this.#primed.clear();
+    this.#fresh = undefined;
     this.#live.sweep(root, this.#entries);
   }
 }

@@ -25,6 +25,8 @@ export interface WorkerBatch {
 /** One file as the worker read and checked it; a code routine's analysis with the answers it read (by digest). */
 export interface WorkerEntry {
   file: string;
+  /** The bytes' SHA-256 (hex), taken here so the main thread does not hash them again. */
+  digest: string;
   stamp: string;
   /** JSON has no Infinity: a file read without a trusted stamp comes back with `null`. */
   changedAt: number | null;

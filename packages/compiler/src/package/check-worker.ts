@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import path from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { nodeHost } from '../host.js';
@@ -48,17 +49,15 @@ async function listSources(given: string): Promise<{ files: string[]; dir: strin
  * body and modules (recording what the analysis read, by digest); posts the bytes and the
  * analyses. The main thread checks every file itself from the bytes: a checked tree costs it
  * more to receive (`JSON.parse` and reviving) than to build (docs/performance.md, round six).
+ * Reading starts at once; the analyzer loads meanwhile (between batches), and a code routine
+ * read before it is there is analyzed by the build instead.
  */
 async function checkFiles(files: readonly string[], dir: string): Promise<void> {
-  const [{ SourceCache }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }] = await Promise.all([
-    import('./cache/source-cache.js'),
-    import('./steps/analyze-code.js'),
-    import('../code/index.js'),
-    import('./answer-recorder.js'),
-  ]);
-  const sources = new SourceCache();
-  const modules = new CodeCache();
-  const packageRoot = realDir(dir);
+  let analyze: Analyze | undefined;
+  loadAnalyzer(dir).then(
+    (loaded) => (analyze = loaded),
+    () => {},
+  );
   let entries: WorkerEntry[] = [];
   let bytes: Uint8Array[] = [];
   const flush = (): void => {
@@ -76,22 +75,42 @@ async function checkFiles(files: readonly string[], dir: string): Promise<void> 
       const read = nodeHost.readStamped!(file);
       // Only a code routine (a `language` key) has an analysis to send; a file this test passes
       // by mistake is merely checked here for nothing, one it misses is analyzed by the build.
-      const routine = mayBeCode(read.bytes) ? sources.check(file, read.bytes).routine : undefined;
-      const input = routine && codeInput(routine, dir);
-      let code: WorkerEntry['code'];
-      if (input !== undefined) {
-        const recording = new AnswerRecorder(nodeHost);
-        const result = analyzeCodeRoutine(input, { host: recording, packageRoot, cache: modules });
-        code = { root: packageRoot, log: recording.stored(), result };
-      }
-      entries.push({ file, stamp: read.stamp, changedAt: read.changedAt, ...(code ? { code } : {}) });
+      const code = analyze !== undefined && mayBeCode(read.bytes) ? analyze(file, read.bytes) : undefined;
+      // The digest as `sha256Hex` takes it, so the main thread does not hash the file again.
+      entries.push({ file, digest: hash('sha256', read.bytes, 'hex'), stamp: read.stamp, changedAt: read.changedAt, ...(code ? { code } : {}) });
       bytes.push(read.bytes);
     } catch {
       // The build reads the file again and reports what is wrong with it.
     }
-    if (entries.length === BATCH) flush();
+    if (entries.length === BATCH) {
+      flush();
+      // A turn of the event loop, so the analyzer's modules can load.
+      if (analyze === undefined) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   flush();
+}
+
+type Analyze = (file: string, bytes: Uint8Array) => WorkerEntry['code'];
+
+async function loadAnalyzer(dir: string): Promise<Analyze> {
+  const [{ SourceCache }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }] = await Promise.all([
+    import('./cache/source-cache.js'),
+    import('./steps/analyze-code.js'),
+    import('../code/index.js'),
+    import('./answer-recorder.js'),
+  ]);
+  const sources = new SourceCache();
+  const modules = new CodeCache();
+  const packageRoot = realDir(dir);
+  return (file, bytes) => {
+    const routine = sources.check(file, bytes).routine;
+    const input = routine && codeInput(routine, dir);
+    if (input === undefined) return undefined;
+    const recording = new AnswerRecorder(nodeHost);
+    const result = analyzeCodeRoutine(input, { host: recording, packageRoot, cache: modules });
+    return { root: packageRoot, log: recording.stored(), result };
+  };
 }
 
 function mayBeCode(bytes: Uint8Array): boolean {

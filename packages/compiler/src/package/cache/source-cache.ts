@@ -16,14 +16,15 @@ export class SourceCache {
   parsed = 0;
   reused = 0;
 
-  check(file: string, bytes: Uint8Array): CheckedSource {
+  /** `digest`: the bytes' SHA-256 when another thread has taken it already (a cold build's worker). */
+  check(file: string, bytes: Uint8Array, known?: string): CheckedSource {
     this.live.use(file);
     const hit = this.entries.get(file);
     if (hit && hit.bytes === bytes) {
       this.reused++;
       return hit.result;
     }
-    const digest = sha256Hex(bytes);
+    const digest = known ?? sha256Hex(bytes);
     if (hit && hit.result.digest === digest) {
       this.reused++;
       this.entries.set(file, { bytes, result: hit.result });
