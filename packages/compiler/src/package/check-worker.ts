@@ -14,6 +14,8 @@ import type { WorkerBatch, WorkerEntry, WorkerListing } from './check-worker-sta
  */
 const work = workerData as { counter: Int32Array; min: number; batches: MessagePort } & ({ files: string[]; dir: string } | { manifest: string });
 const { counter, batches } = work;
+// The port must not keep this thread alive once it has posted 'done'.
+batches.unref();
 /** Files per message: small enough that the main thread is seldom left waiting for the last one. */
 const BATCH = 32;
 const LANGUAGE = Buffer.from('language');
