@@ -42,13 +42,14 @@ export interface CodeStep {
 }
 
 /**
- * Reads and checks `files` on this thread while `worker` checks them too, each taking the next
- * file from their shared counter, and analyzes every code routine on whichever thread checked
- * it; leaves every result in the source cache and the code routines' cache (and the worker's
- * reads in the read cache, when given one), so the (synchronous) build that follows finds them
- * there and only resolves and assembles. Best effort: a worker that fails leaves its files to
- * the build, which reads, checks and analyzes them as usual. Returns how many files the worker
- * checked.
+ * Checks `files` on this thread while `worker` reads them too, each thread taking the next file
+ * from their shared counter: this thread reads its own, and between its files takes in the
+ * worker's batches (the bytes, and a code routine's analysis) and checks those files from the
+ * bytes; a code routine the worker did not analyze is analyzed here. Leaves every result in the
+ * source cache and the code routines' cache (and the worker's reads in the read cache, when
+ * given one), so the (synchronous) build that follows finds them there and only resolves and
+ * assembles. Best effort: a worker that fails leaves its files to the build, which reads, checks
+ * and analyzes them as usual. Returns how many files the worker read.
  */
 export async function checkInParallel(
   worker: CheckWorker,

@@ -17,7 +17,7 @@ export interface CompilerOptions {
   /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
   store?: string;
   /**
-   * Whether `prepare` reads and checks sources on a second thread: `true` for any package;
+   * Whether `prepare` reads sources (and analyzes code routines) on a second thread: `true` for any package;
    * `false` or unset, never (on two cores the thread costs more than it saves since the
    * frontmatter fast path; docs/performance.md).
    */
@@ -68,7 +68,7 @@ export interface CompilerStats {
   modulesReused: number;
   codeRoutinesAnalyzed: number;
   codeRoutinesReused: number;
-  /** Sources `prepare` had read and checked on its worker thread. */
+  /** Sources `prepare` had read on its worker thread. */
   sourcesFromWorker: number;
   routinesResolved: number;
   routinesReused: number;
