@@ -90,13 +90,17 @@ function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | unde
   entries.forEach((r, i) => {
     const bytes = new Uint8Array(batch.data, i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]! - (i === 0 ? 0 : batch.ends[i - 1]!));
     reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
-    const checked = sources.check(r.file, bytes, r.digest);
-    const input = checked.routine && codeInput(checked.routine, code.manifestDir);
-    if (input === undefined) return;
-    // One the worker did not analyze (read before its analyzer loaded) is analyzed here, and one
-    // against another root (a link that changed meanwhile) again.
-    if (r.code?.root === code.ctx.packageRoot) code.cache.prime(checked.routine!, input, code.ctx, r.code.log, r.code.result);
-    else code.cache.analyze(checked.routine!, input, code.ctx);
+    try {
+      const checked = sources.check(r.file, bytes, r.digest);
+      const input = checked.routine && codeInput(checked.routine, code.manifestDir);
+      if (input === undefined) return;
+      // One the worker did not analyze (read before its analyzer loaded) is analyzed here, and one
+      // against another root (a link that changed meanwhile) again.
+      if (r.code?.root === code.ctx.packageRoot) code.cache.prime(checked.routine!, input, code.ctx, r.code.log, r.code.result);
+      else code.cache.analyze(checked.routine!, input, code.ctx);
+    } catch {
+      // Left to the build, as this thread's own files are.
+    }
   });
   return entries.length;
 }
