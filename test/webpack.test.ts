@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
 import { agePastRacyWindow, recordStamps } from './support/stamps.js';
 import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
+import { editedNotebook } from './support/edited-notebook.js';
 import { build, bundleAsset, HOSTS, nodeConfig, requireFresh, watch } from './support/webpack.js';
 
 interface PackageModule {
@@ -326,17 +327,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   });
 
   it('a watch session hands the superseded bundle over: one bundle, the right bytes after an edit, its undo and a redo', { timeout: 120_000 }, async () => {
-    const notebook = copyFixture('notebook', dir);
-    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
-    const compose = path.join(notebook, 'routines/notes/compose.md');
-    const original = readFileSync(compose, 'utf8');
-    const edited = original.replace('house style.', 'house style, briefly.');
-    // What each state of the package builds to, from a compiler of its own.
-    const expected = (text: string) => {
-      writeFileSync(compose, text);
-      return createCompiler().build(path.join(notebook, 'plugin.json')).bundle!;
-    };
-    const [after, before] = [expected(edited), expected(original)];
+    const { compose, original, edited, before, after } = editedNotebook(dir);
     const out = path.join(dir, 'out');
     const onDisk = () => listing(out).filter((f) => f.endsWith('.berry.json'));
     const check = (bundle: { fileName: string; bytes: Uint8Array; id: string }) => {

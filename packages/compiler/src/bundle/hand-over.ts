@@ -1,4 +1,4 @@
-import { lstatSync, renameSync } from 'node:fs';
+import { lstatSync, renameSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 
 /** `<plugin-name>.<12 hex>.berry.json`, and nothing that could leave a directory. */
@@ -15,10 +15,11 @@ const BUNDLE_NAME = /^[^/\\]+\.[0-9a-f]{12}\.berry\.json$/;
  * Only a file that is surely the superseded bundle moves: both names are bundle names, they
  * differ, `previous` is a regular file with no other hard link (another link would keep the old
  * bytes under the old name, which is harmless, but the rename would not reuse anything), and
- * nothing is at `next` yet (never replaces a file). Until the host writes, the file under `next`
- * holds the old bytes; a loader refuses it (its content does not hash to `next`'s id), and the
- * host must not take the existing file for the new one: the caller makes sure it compares or
- * writes (webpack and Rspack skip an existing file for an asset marked `immutable`).
+ * nothing is at `next` yet (never replaces a file). The file is then emptied, so until the host
+ * writes, nobody finds the old bytes under the new name, and a host that compares before writing
+ * (webpack when the sizes match, Rspack always) sees a different size and reads nothing back.
+ * The host must not take the existing file for the new one: the caller makes sure it writes
+ * (webpack and Rspack skip an existing file for an asset marked `immutable`).
  *
  * @returns whether the file was renamed.
  */
@@ -30,11 +31,16 @@ export function handOverBundle(dir: string, previous: string, next: string): boo
     const stat = lstatSync(from);
     if (!stat.isFile() || stat.nlink !== 1 || exists(to)) return false;
     renameSync(from, to);
-    return true;
   } catch {
     // Gone, or not ours to move: the host writes a new file, as it would without a hand-over.
     return false;
   }
+  try {
+    truncateSync(to, 0);
+  } catch {
+    // The host's write replaces the old bytes all the same.
+  }
+  return true;
 }
 
 function exists(file: string): boolean {
