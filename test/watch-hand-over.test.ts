@@ -117,7 +117,7 @@ describe('a watch session hands the superseded bundle over to the new one', () =
     expect([kept.ino, kept.mtimeMs, kept.size]).toEqual([stamp.ino, stamp.mtimeMs, stamp.size]);
   });
 
-  it('handOverBundle moves and empties only a regular, singly linked bundle file, never onto an existing file', () => {
+  it('handOverBundle moves only a regular, singly linked bundle file, never onto an existing file, and empties it when it has the new length', () => {
     const dir = tempDir('berrypack-hand-over-');
     const a = 'example.notebook.0123456789ab.berry.json';
     const b = 'example.notebook.ba9876543210.berry.json';
@@ -125,6 +125,12 @@ describe('a watch session hands the superseded bundle over to the new one', () =
     writeFileSync(path.join(dir, a), 'old bytes');
     expect(handOverBundle(dir, a, b)).toBe(true);
     expect(bundlesIn(dir)).toEqual([b]);
+    expect(statSync(path.join(dir, b)).size).toBe(0);
+    // With the new bundle's length: emptied only when the old file has that length.
+    writeFileSync(path.join(dir, b), 'old bytes');
+    expect(handOverBundle(dir, b, a, 3)).toBe(true);
+    expect(readFileSync(path.join(dir, a), 'utf8')).toBe('old bytes');
+    expect(handOverBundle(dir, a, b, 'old bytes'.length)).toBe(true);
     expect(statSync(path.join(dir, b)).size).toBe(0);
     // Same name, names that are not a bundle's or would leave the directory, a missing file.
     expect(handOverBundle(dir, b, b)).toBe(false);

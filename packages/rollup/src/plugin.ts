@@ -196,10 +196,12 @@ export function berrypack(options?: Options): BerrypackPlugin {
       const dir = path.resolve(target);
       for (const [manifest, fileName] of bundles) {
         // Another plugin may have dropped or renamed the asset.
-        if (output[fileName]?.type !== 'asset') continue;
+        const asset = output[fileName];
+        if (asset?.type !== 'asset') continue;
         const key = `${dir}\0${manifest}`;
         const previous = written.get(key);
-        if (previous !== undefined) handOverBundle(dir, previous, fileName);
+        // Rollup and rolldown write without comparing: only an old file of the same length is emptied (handOverBundle).
+        if (previous !== undefined) handOverBundle(dir, previous, fileName, asset.source.length);
         written.set(key, fileName);
       }
     },

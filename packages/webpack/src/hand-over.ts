@@ -44,10 +44,18 @@ export function createHandOver(host: HostCompiler): HandOver {
         if (!compilation.getAsset(name)) continue;
         const key = `${dir}\0${slot}`;
         const previous = written.get(key);
-        if (handOver && previous !== undefined) handOverBundle(dir, previous, name);
+        // webpack compares an existing file with the asset only when their lengths match; Rspack always.
+        const size = host.webpack.rspackVersion === undefined ? sizeOf(compilation.getAsset(name)) : undefined;
+        if (handOver && previous !== undefined) handOverBundle(dir, previous, name, size);
         written.set(key, name);
         lastBySlot.set(slot, name);
       }
     },
   };
+}
+
+/** The length of an asset's source, if it tells. */
+function sizeOf(asset: unknown): number | undefined {
+  const size = (asset as { source?: { size?: () => unknown } } | undefined)?.source?.size?.();
+  return typeof size === 'number' ? size : undefined;
 }
