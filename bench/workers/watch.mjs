@@ -354,4 +354,6 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
 }
 if (!existsSync(outDir)) throw new Error('no output');
 if (shadow) Object.assign(result.extra, { hookMs: hookSamples, compilerMs: compilerSamples });
+// What the session left in the out dir: one bundle per package where the plugin hands the superseded one over.
+if (!floor && mode !== 'esbuild-js' && !mode.startsWith('compiler')) result.extra.bundlesLeft = bundleNames().size;
 process.stdout.write(JSON.stringify(result) + '\n');
