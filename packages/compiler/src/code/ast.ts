@@ -22,12 +22,8 @@ function isNode(value: unknown): value is Node {
 /** Direct child nodes in source order (acorn builds fields in source order). */
 export function childNodes(node: Node): Node[] {
   const out: Node[] = [];
-  // for-in rather than Object.entries: no pair per field (acorn's nodes inherit no enumerable
-  // keys), and primitives, most fields, are passed over before the key is looked up.
-  const fields = node as unknown as Record<string, unknown>;
-  for (const key in fields) {
-    const value = fields[key];
-    if (typeof value !== 'object' || value === null || NOT_CHILDREN.has(key)) continue;
+  for (const [key, value] of Object.entries(node)) {
+    if (NOT_CHILDREN.has(key)) continue;
     if (Array.isArray(value)) {
       for (const item of value) if (isNode(item)) out.push(item);
     } else if (isNode(value)) out.push(value);
