@@ -83,7 +83,10 @@ export async function bundleCompiler() {
     // Bare specifiers (yaml, acorn, magic-string, node:*) load from node_modules as installed.
     packages: 'external',
     chunkNames: 'package/[name]-[hash]',
-    charset: 'utf8',
+    // ASCII output (other characters as \u escapes in strings; the sources' comments are not
+    // kept): Node decodes a module's bytes before compiling it, and pure ASCII takes the fast
+    // path to a one-byte string (decoding the compiler's modules: 6-9 ms instead of 8-20 ms).
+    charset: 'ascii',
     legalComments: 'inline',
     logLevel: 'silent',
     metafile: true,
