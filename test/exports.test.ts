@@ -38,6 +38,7 @@ describe('public exports', () => {
       'createBuildMemo',
       'filterWithoutPatterns',
       'findPackageManifest',
+      'handOverBundle',
       'isBerryImport',
       'isBerryManifest',
       'manifestForImport',

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import berrypack from '../packages/webpack/src/index.js';
 import { agePastRacyWindow, recordStamps } from './support/stamps.js';
 import { cleanup, copyFixture, tempDir, writeFiles } from './support/temp.js';
+import { editedNotebook } from './support/edited-notebook.js';
 import { build, bundleAsset, HOSTS, nodeConfig, requireFresh, watch } from './support/webpack.js';
 
 interface PackageModule {
@@ -325,6 +326,57 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     }
   });
 
+  it('a watch session hands the superseded bundle over: one bundle, the right bytes after an edit, its undo and a redo', { timeout: 120_000 }, async () => {
+    const { compose, original, edited, before, after } = editedNotebook(dir);
+    const out = path.join(dir, 'out');
+    const onDisk = () => listing(out).filter((f) => f.endsWith('.berry.json'));
+    const check = (bundle: { fileName: string; bytes: Uint8Array; id: string }) => {
+      expect(onDisk()).toEqual([bundle.fileName]);
+      expect(readFileSync(path.join(out, bundle.fileName)).equals(Buffer.from(bundle.bytes))).toBe(true);
+      const module = requireFresh<{ default: PackageModule }>(path.join(out, 'main.js')).default;
+      expect(module.id).toBe(bundle.id);
+      expect(loadBundleFile(path.join(out, module.fileName), { expectedId: module.id }).ok).toBe(true);
+    };
+    // With `output.clean`, whose `emit` tap runs after the plugin's and removes the files of the
+    // previous build's assets that this one does not emit.
+    const config = nodeConfig(dir, [berrypack()], { mode: 'development' }) as { output: object };
+    const session = watch(host, { ...config, output: { ...config.output, clean: true } });
+    try {
+      expect((await session.first()).errors).toEqual([]);
+      check(before);
+      const inode = statSync(path.join(out, before.fileName)).ino;
+      for (const [text, bundle] of [
+        [edited, after],
+        [original, before],
+        [edited, after],
+      ] as const) {
+        expect((await session.change(() => writeFileSync(compose, text))).errors).toEqual([]);
+        check(bundle);
+        // The same file, renamed and overwritten, not a new one beside it.
+        expect(statSync(path.join(out, bundle.fileName)).ino).toBe(inode);
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('a build outside watch mode leaves an older bundle in the output directory alone', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const compose = path.join(notebook, 'routines/notes/compose.md');
+    const config = nodeConfig(dir, [berrypack()]);
+    const first = await build(host, config);
+    const older = bundleAsset(first)!;
+    const stamp = statSync(path.join(dir, 'out', older));
+    writeFileSync(compose, readFileSync(compose, 'utf8').replace('house style.', 'house style, briefly.'));
+    const second = await build(host, config);
+    expect(second.errors).toEqual([]);
+    expect(bundleAsset(second)).not.toBe(older);
+    expect(listing(path.join(dir, 'out')).filter((f) => f.endsWith('.berry.json'))).toEqual([older, bundleAsset(second)!].sort());
+    const kept = statSync(path.join(dir, 'out', older));
+    expect([kept.ino, kept.mtimeMs, kept.size]).toEqual([stamp.ino, stamp.mtimeMs, stamp.size]);
+  });
+
   it('rebuilds in watch mode when a missing module an import probed is created', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
@@ -419,11 +471,12 @@ describe('@berrypack/webpack', () => {
   /**
    * A webpack watch session over the notebook fixture with `recorder` beside the plugin; `edit(n)`
    * gives compose.md a different length each time. Resolves with each build's bundle: its file
-   * name and the memory webpack's asset read from (seen in a later `processAssets` stage).
+   * name, the memory webpack's asset read from (seen in a later `processAssets` stage) and the
+   * file's bytes on disk once the build is done (a watch session hands the older bundle over).
    */
   async function watchBundles(dir: string, recorder: (compiler: webpack.Compiler) => void, edits: number) {
     const [webpackHost] = HOSTS;
-    const seen: { name: string; memory: ArrayBufferLike }[] = [];
+    const seen: { name: string; memory: ArrayBufferLike; disk?: Buffer }[] = [];
     const observer = {
       apply(compiler: webpack.Compiler) {
         recorder(compiler);
@@ -441,11 +494,17 @@ describe('@berrypack/webpack', () => {
     const compose = path.join(notebook, 'routines/notes/compose.md');
     const original = readFileSync(compose, 'utf8');
     const session = watch(webpackHost!, nodeConfig(dir, [berrypack(), observer], { mode: 'development' }));
+    const onDisk = () => {
+      const last = seen.at(-1)!;
+      last.disk = readFileSync(path.join(dir, 'out', last.name));
+    };
     try {
       expect((await session.first()).errors).toEqual([]);
+      onDisk();
       for (let n = 1; n <= edits; n++) {
         const sentence = n % 2 ? `Edit ${n}, a longer sentence than the one before it.` : `Edit ${n}.`;
         expect((await session.change(() => writeFileSync(compose, `${original}\n${sentence}\n`))).errors).toEqual([]);
+        onDisk();
       }
     } finally {
       await session.close();
@@ -457,7 +516,7 @@ describe('@berrypack/webpack', () => {
       writeFileSync(compose, sentence === undefined ? original : `${original}\n${sentence}\n`);
       const built = compiler.build(path.join(notebook, 'plugin.json'));
       expect(built.bundle?.fileName).toBe(seen[n]!.name);
-      expect(readFileSync(path.join(dir, 'out', seen[n]!.name)).equals(Buffer.from(built.bundle!.bytes))).toBe(true);
+      expect(seen[n]!.disk?.equals(Buffer.from(built.bundle!.bytes))).toBe(true);
     }
     return seen;
   }
@@ -491,7 +550,7 @@ describe('@berrypack/webpack', () => {
       );
       expect(new Set(listening.map((s) => s.memory)).size).toBe(3);
       expect(handed).toHaveLength(3);
-      for (const { file, content } of handed) expect(content.equals(readFileSync(path.join(dir, 'out', file)))).toBe(true);
+      for (const { file, content } of handed) expect(content.equals(listening.find((s) => s.name === file)!.disk!)).toBe(true);
 
       // An output file system of the user's (as webpack-dev-middleware's in-memory one) that keeps what it is given.
       const kept = new Map<string, Buffer>();
@@ -510,7 +569,10 @@ describe('@berrypack/webpack', () => {
       );
       expect(new Set(keeping.map((s) => s.memory)).size).toBe(3);
       expect(kept.size).toBe(3);
-      for (const [file, content] of kept) expect(content.equals(readFileSync(path.join(other, 'out', file)))).toBe(true);
+      for (const [file, content] of kept) expect(content.equals(keeping.find((s) => s.name === file)!.disk!)).toBe(true);
+      // Not Node's output file system: no bundle is handed over (with Node's, one is left).
+      expect(listing(path.join(other, 'out')).filter((f) => f.endsWith('.berry.json'))).toHaveLength(3);
+      expect(listing(path.join(dir, 'out')).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
     } finally {
       cleanup(dir);
       cleanup(other);

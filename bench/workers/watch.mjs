@@ -54,8 +54,10 @@ function edit(kind) {
 }
 
 async function plugin(pkg) {
-  // As users load it: the package's entry.
-  return (await import(`@berrypack/${pkg}`)).default;
+  // As users load it: the package's entry; BENCH_PLUGIN_ENTRY names another build of it (a saved
+  // dist from before a change) so that before and after can be interleaved.
+  const other = process.env.BENCH_PLUGIN_ENTRY;
+  return (await import(other ? pathToFileURL(path.resolve(other)).href : `@berrypack/${pkg}`)).default;
 }
 
 /** The bundle file a plugin build wrote: its name carries the first 12 hex of the id. */
@@ -352,4 +354,6 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
 }
 if (!existsSync(outDir)) throw new Error('no output');
 if (shadow) Object.assign(result.extra, { hookMs: hookSamples, compilerMs: compilerSamples });
+// What the session left in the out dir: one bundle per package where the plugin hands the superseded one over.
+if (!floor && mode !== 'esbuild-js' && !mode.startsWith('compiler')) result.extra.bundlesLeft = bundleNames().size;
 process.stdout.write(JSON.stringify(result) + '\n');

@@ -28,3 +28,5 @@ export { readNormalized } from './source/read-normalized.js';
 export { codeFrame } from './diagnostics/code-frame.js';
 export { nodeHost } from './host.js';
 export { LineIndex } from './diagnostics/line-index.js';
+// Watch sessions of hosts that write the bundle themselves: the superseded bundle becomes the new one's file.
+export { handOverBundle } from './bundle/hand-over.js';

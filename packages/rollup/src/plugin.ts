@@ -5,6 +5,7 @@ import type { BundleFile, Diagnostic, PackageSummary, PluginOptions as Options }
 import {
   type BuildMemo,
   createBuildMemo,
+  handOverBundle,
   isBerryImport,
   manifestForImport,
   nodeHost,
@@ -57,6 +58,10 @@ export function berrypack(options?: Options): BerrypackPlugin {
   loading.catch(() => undefined);
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
+  /** Per build: manifest -> the file name and length of the bundle emitted for it. */
+  const bundles = new Map<string, { fileName: string; length: number }>();
+  /** Output directory and manifest -> the bundle this instance's last write of a watch session left there. */
+  const written = new Map<string, string>();
   // What the watcher reported since the current build started (`watchChange`), for the next one.
   let changes = new Set<string>();
   let dev: DevServing | undefined;
@@ -106,6 +111,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
       return ref;
     };
     for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, blob);
+    bundles.set(manifest, { fileName: bundle.fileName, length: bundle.bytes.length });
     return `import.meta.ROLLUP_FILE_URL_${emit(bundle.fileName, bundle.bytes)}`;
   }
 
@@ -139,6 +145,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
       builds?.clear(this.meta.watchMode && !dev ? changes : undefined);
       changes = new Set();
       emitted.clear();
+      bundles.clear();
     },
 
     resolveId: {
@@ -177,6 +184,26 @@ export function berrypack(options?: Options): BerrypackPlugin {
         const moduleOptions = { fileExpression: locate(this, manifest, bundle), namedExports: settings.namedExports };
         return renderImportModule(summary, manifest, file, moduleOptions) ?? notASource(this, api, file, manifest, summary.name);
       },
+    },
+
+    generateBundle(outputOptions, output, isWrite) {
+      // In a watch session, the bundle an edit supersedes becomes the new bundle's file just
+      // before the host writes it (handOverBundle): the host overwrites it in place, and the
+      // session leaves one bundle per package. A single build leaves older files alone.
+      if (!isWrite || !this.meta.watchMode || dev) return;
+      const target = outputOptions.dir ?? (outputOptions.file === undefined ? undefined : path.dirname(outputOptions.file));
+      if (target === undefined) return;
+      const dir = path.resolve(target);
+      for (const [manifest, { fileName, length }] of bundles) {
+        // Another plugin may have dropped or renamed the asset. Its `source` is not read: rolldown
+        // would copy the 2.6 MB (N = 1,000) from Rust to JavaScript for it.
+        if (output[fileName]?.type !== 'asset') continue;
+        const key = `${dir}\0${manifest}`;
+        const previous = written.get(key);
+        // Rollup and rolldown write without comparing: only an old file of the same length is emptied (handOverBundle).
+        if (previous !== undefined) handOverBundle(dir, previous, fileName, length);
+        written.set(key, fileName);
+      }
     },
 
     watchChange(file) {

@@ -1,5 +1,5 @@
-import nodeFs from 'node:fs';
 import type { HostCompilation, HostCompiler } from './host.js';
+import { writesToNodeFs } from './node-output.js';
 
 /**
  * The memory webpack's copy of a bundle is joined into, reused from one watch rebuild to the next.
@@ -66,9 +66,5 @@ export function createBundleMemory(host: HostCompiler): BundleMemory {
 /** webpack (not Rspack, whose Rust side may hold what it is given) writing to Node's own file system, and no `assetEmitted` listener. */
 function reusable(host: HostCompiler): boolean {
   if (host.webpack.rspackVersion !== undefined) return false;
-  const output = host.outputFileSystem as { close?: unknown } | undefined;
-  // graceful-fs, which webpack's Node environment installs for output and intermediate files, is
-  // a copy of `node:fs` whose `close` it patched in place, so both share that function.
-  const nodeOutput = output === nodeFs || (output !== undefined && output === host.intermediateFileSystem && output.close === nodeFs.close);
-  return nodeOutput && host.hooks.assetEmitted?.isUsed() === false;
+  return writesToNodeFs(host) && host.hooks.assetEmitted?.isUsed() === false;
 }

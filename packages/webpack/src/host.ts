@@ -12,6 +12,10 @@ export interface HostCompiler {
   /** Where the host writes its output, and its cache files (webpack: both Node's graceful-fs by default). */
   outputFileSystem?: unknown;
   intermediateFileSystem?: unknown;
+  /** `output.path`, possibly a template (`compilation.getPath` fills it in). */
+  outputPath?: string;
+  /** Set while the compiler runs in watch mode. */
+  watchMode?: boolean;
   webpack: {
     WebpackError: new (message?: string) => Error;
     sources: {
@@ -30,6 +34,8 @@ export interface HostCompiler {
     /** webpack's: whoever listens is handed each written asset's buffer. */
     assetEmitted?: { isUsed(): boolean };
     afterEmit?: { tap(name: string, fn: (compilation: HostCompilation) => void): void };
+    /** Before the host writes the assets. */
+    emit: { tap(name: string, fn: (compilation: HostCompilation) => void): void };
   };
 }
 
@@ -43,6 +49,7 @@ export interface HostCompilation {
   emitAsset(file: string, source: never, info?: { immutable?: boolean }): void;
   getAsset(file: string): unknown;
   getLogger(name: string): { info(...args: unknown[]): void };
+  getPath(filename: string, data: object): string;
 }
 
 /** A module of the compilation; a normal module has the `resource` it was loaded from. */

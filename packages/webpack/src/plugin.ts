@@ -14,6 +14,7 @@ import {
 } from '@berrypack/compiler/internal-adapter';
 import type * as PluginUtils from '@rollup/pluginutils';
 import { createAssetSources } from './asset-sources.js';
+import { createHandOver } from './hand-over.js';
 import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
 import { createKnownFiles } from './known-files.js';
 import { displayPath, toWebpackError } from './to-webpack-error.js';
@@ -80,6 +81,7 @@ export function berrypack(options?: Options): WebpackPlugin {
       let builds: BuildMemo | undefined;
       const known = createKnownFiles();
       const sources = createAssetSources(host);
+      const handOver = createHandOver(host);
       const context = host.options.context ?? process.cwd();
 
       async function build(manifest: string): Promise<BuildResult> {
@@ -146,6 +148,7 @@ export function berrypack(options?: Options): WebpackPlugin {
         { resourceQuery: (query: string) => query === '', resource: (file: string) => claimed(file) !== undefined, ...effect },
       );
 
+      host.hooks.emit.tap(NAME, (compilation) => handOver.emitting(compilation));
       host.hooks.afterEmit?.tap(NAME, (compilation) => sources.emitted(compilation));
 
       host.hooks.thisCompilation.tap(NAME, (compilation) => {
@@ -179,13 +182,13 @@ export function berrypack(options?: Options): WebpackPlugin {
         compilation.hooks.processAssets.tap({ name: NAME, stage: host.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
           // Nothing is emitted for a failed build, whichever plugin or module failed it.
           if (compilation.errors.length > 0) return;
-          const emit = (name: string, source: () => unknown) => {
+          const emit = (name: string, source: () => unknown, immutable = true) => {
             // Names carry their content's digest: a name already emitted has these bytes.
-            if (!compilation.getAsset(name)) compilation.emitAsset(name, source() as never, { immutable: true });
+            if (!compilation.getAsset(name)) compilation.emitAsset(name, source() as never, { immutable });
           };
           for (const { bundle, manifest } of bundles.values()) {
             for (const [hex, blob] of bundle.blobs) emit(`blobs/sha256/${hex}`, () => sources.blob(blob));
-            emit(bundle.fileName, () => sources.bundle(bundle, manifest, compilation));
+            emit(bundle.fileName, () => sources.bundle(bundle, manifest, compilation), handOver.immutable(compilation, manifest, bundle.fileName));
           }
         });
       });
