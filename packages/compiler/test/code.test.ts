@@ -17,6 +17,10 @@ import type { Diagnostic } from '../src/diagnostics/diagnostic.js';
 import { LineIndex } from '../src/diagnostics/line-index.js';
 import { nodeHost, type CompilerHost } from '../src/host.js';
 import { parseSource } from '../src/source/parse-source.js';
+import { parse } from 'acorn';
+import { childNodes, isFunction, type Node } from '../src/code/ast.js';
+import { PARSE_OPTIONS } from '../src/code/parse-code.js';
+import { analyzeScopes } from '../src/code/scope.js';
 import { entry } from '../src/source/yaml-tree.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/code/', import.meta.url));
@@ -550,3 +554,42 @@ function decodeMappings(mappings: string): number[][][] {
       });
   });
 }
+
+describe('CODE-3 nodes come from the scope walk', () => {
+  // The reference: every node depth-first in source order through acorn's fields, as the
+  // check walked before the scope analysis collected them in its own walk.
+  function walked(program: Node): { type: string; start: number; insideFunction: boolean }[] {
+    const found: { type: string; start: number; insideFunction: boolean }[] = [];
+    const stack: { node: Node; inside: boolean }[] = [{ node: program, inside: false }];
+    for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+      const { node, inside } = item;
+      if (
+        node.type === 'AwaitExpression' ||
+        node.type === 'ImportExpression' ||
+        node.type === 'MetaProperty' ||
+        (node.type === 'ForOfStatement' && node.await)
+      ) {
+        found.push({ type: node.type, start: node.start, insideFunction: inside });
+      }
+      const children = childNodes(node);
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, inside: inside || isFunction(node) });
+    }
+    return found;
+  }
+  const programs = [
+    'await x;\nfor await (const a of b) await a;\nexport default async function (i) { await i; for await (const c of d) {} }',
+    'const f = async (a = 1) => { await a; const g = async function h() { await import("x"); }; };\nawait import(import.meta.url);',
+    'class A { static { this.x = import.meta; } m = import("y"); async n() { await this; } static async *o() { for await (const p of q) yield await p; } }',
+    'label: { const { a = await y, ...rest } = await z; [x = await w] = v; }\nswitch (await s) { case await t: break; default: import.meta; }',
+    'try { await a; } catch ({ e = await b }) { await c; } finally { (async () => await d)(); }\nexport const k = await Promise.all([import("m")]);',
+    'const o = { async [await key]() { await 1; }, [import.meta.x]: await 2, get g() { return import("n"); } };\ntag`${await x}${import.meta}`;',
+    'for (let i = await a; i < await b; i += await c) { if (await d) while (await e) do { await f; } while (await g); }\nexport { };',
+    'export default { async run(input) { return (await input)?.[await import.meta.resolve("x")]; } };',
+  ];
+  it.each(programs.map((code, i) => [i, code] as const))('program %i: the same nodes, order and function flags as a full walk', (_, code) => {
+    const program = parse(code, PARSE_OPTIONS);
+    const expected = walked(program);
+    expect(expected.length).toBeGreaterThan(2);
+    expect(analyzeScopes(program).syntax.map(({ node, insideFunction }) => ({ type: node.type, start: node.start, insideFunction }))).toEqual(expected);
+  });
+});

@@ -30,7 +30,7 @@ export function checkCodeBody(input: CodeRoutineInput): CheckedCodeBody {
   const program = parseCode(cr, 'body');
   if (!program) return { bodySize, map, diagnostics: cr.diagnostics, specifiers: undefined };
   const scopes = analyzeScopes(program);
-  checkModuleSyntax(program, cr, 'body');
+  checkModuleSyntax(scopes, cr, 'body');
   checkHostGlobals(scopes, cr);
   const fn = checkDefaultExport(program, scopes, cr);
   checkToolKeys(fn, scopes, input.declaredTools, input.catalog, cr);

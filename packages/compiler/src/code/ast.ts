@@ -31,20 +31,6 @@ export function childNodes(node: Node): Node[] {
   return out;
 }
 
-/**
- * Visits every node depth-first with an explicit stack, so a deeply nested AST cannot
- * overflow the call stack. `insideFunction` is true below any function boundary.
- */
-export function forEachNode(root: Node, visit: (node: Node, insideFunction: boolean) => void): void {
-  const stack: { node: Node; inside: boolean }[] = [{ node: root, inside: false }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    visit(item.node, item.inside);
-    const inside = item.inside || isFunction(item.node);
-    const children = childNodes(item.node);
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, inside });
-  }
-}
-
 export function isFunction(node: Node | null | undefined): node is FunctionNode {
   return node?.type === 'FunctionDeclaration' || node?.type === 'FunctionExpression' || node?.type === 'ArrowFunctionExpression';
 }

@@ -1,10 +1,9 @@
-import type { Program } from 'acorn';
-import { forEachNode } from './ast.js';
 import type { CodeReporter } from './code-reporter.js';
+import type { ScopeAnalysis } from './scope.js';
 
 /** CODE-3: no top-level await (nor `for await`), no dynamic `import()`, no `import.meta`. */
-export function checkModuleSyntax(program: Program, cr: CodeReporter, role: 'body' | 'module'): void {
-  forEachNode(program, (node, insideFunction) => {
+export function checkModuleSyntax(scopes: ScopeAnalysis, cr: CodeReporter, role: 'body' | 'module'): void {
+  for (const { node, insideFunction } of scopes.syntax) {
     if (node.type === 'AwaitExpression' && !insideFunction) {
       cr.report(
         'BP3020',
@@ -27,5 +26,5 @@ export function checkModuleSyntax(program: Program, cr: CodeReporter, role: 'bod
         hint: 'a captured module has no URL or file at run time; pass what you need in the input',
       });
     }
-  });
+  }
 }

@@ -21,7 +21,7 @@ export function analyzeModuleText(file: string, text: string): ModuleAnalysis {
   const program = parseCode(cr, 'module');
   if (!program) return { lines, diagnostics: cr.diagnostics, specifiers: [] };
   const scopes = analyzeScopes(program);
-  checkModuleSyntax(program, cr, 'module');
+  checkModuleSyntax(scopes, cr, 'module');
   checkHostGlobals(scopes, cr);
   return { lines, diagnostics: cr.diagnostics, specifiers: collectSpecifiers(program) };
 }

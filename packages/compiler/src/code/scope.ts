@@ -1,4 +1,4 @@
-import type { Identifier, Program } from 'acorn';
+import type { AwaitExpression, ForOfStatement, Identifier, ImportExpression, MetaProperty, Program } from 'acorn';
 import { childNodes, type FunctionNode, type Node } from './ast.js';
 
 export type BindingKind = 'var' | 'let' | 'const' | 'using' | 'function' | 'class' | 'param' | 'catch' | 'import';
@@ -54,6 +54,17 @@ export interface ScopeAnalysis {
   declarations: Map<Identifier, Binding>;
   /** Each node's parent, for looking at the expression around a reference. */
   parents: Map<Node, Node>;
+  /**
+   * The nodes CODE-3 judges (`await`, `for await`, `import()`, `import.meta`, each with whether
+   * it is below a function), in the order of a depth-first walk in source order: collected by
+   * this walk, so a check does not walk the whole tree a second time.
+   */
+  syntax: SyntaxNode[];
+}
+
+export interface SyntaxNode {
+  node: AwaitExpression | ForOfStatement | ImportExpression | MetaProperty;
+  insideFunction: boolean;
 }
 
 type Mode = 'expr' | 'assign' | 'declare';
@@ -69,6 +80,8 @@ interface Item {
   scope: Scope;
   mode: Mode;
   declare: Declare | undefined;
+  /** Below a function (its parameters and body), as CODE-3 asks. */
+  inFunction: boolean;
 }
 
 /**
@@ -83,6 +96,7 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
   const pending: { id: Identifier; scope: Scope }[] = [];
   const declarations = new Map<Identifier, Binding>();
   const parents = new Map<Node, Node>();
+  const syntax: SyntaxNode[] = [];
   const stack: Item[] = [];
 
   const declare = (d: Declare, id: Identifier): void => {
@@ -93,15 +107,18 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
 
   const visit = (item: Item, out: Item[]): void => {
     const { node, scope, mode } = item;
+    // Set once the children are a function's: enterFunction is the last thing its cases do.
+    let inFunction = item.inFunction;
     const add = (child: Node | null | undefined, s: Scope = scope, m: Mode = 'expr', d?: Declare): void => {
       if (!child) return;
       parents.set(child, node);
-      out.push({ node: child, scope: s, mode: m, declare: d });
+      out.push({ node: child, scope: s, mode: m, declare: d, inFunction });
     };
     const addAll = (children: readonly (Node | null)[], s: Scope = scope, m: Mode = 'expr', d?: Declare): void => {
       for (const c of children) add(c, s, m, d);
     };
     const enterFunction = (fn: FunctionNode, outer: Scope): void => {
+      inFunction = true;
       const fnScope = new Scope(outer, true);
       addAll(fn.params, fnScope, 'declare', { kind: 'param', declaration: fn, target: fnScope });
       if (fn.body.type === 'BlockStatement') {
@@ -110,11 +127,14 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
         parents.set(fn.body, fn);
         for (const s of fn.body.body) {
           parents.set(s, fn.body);
-          out.push({ node: s, scope: bodyScope, mode: 'expr', declare: undefined });
+          out.push({ node: s, scope: bodyScope, mode: 'expr', declare: undefined, inFunction });
         }
       } else add(fn.body, fnScope);
     };
 
+    if (node.type === 'AwaitExpression' || node.type === 'ImportExpression' || node.type === 'MetaProperty' || (node.type === 'ForOfStatement' && node.await)) {
+      syntax.push({ node, insideFunction: item.inFunction });
+    }
     switch (node.type) {
       case 'Identifier':
         if (mode === 'declare' && item.declare) declare(item.declare, node);
@@ -126,10 +146,10 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
         for (const d of node.declarations) {
           parents.set(d, node);
           parents.set(d.id, d);
-          out.push({ node: d.id, scope, mode: 'declare', declare: { kind, declaration: d, target } });
+          out.push({ node: d.id, scope, mode: 'declare', declare: { kind, declaration: d, target }, inFunction });
           if (d.init) {
             parents.set(d.init, d);
-            out.push({ node: d.init, scope, mode: 'expr', declare: undefined });
+            out.push({ node: d.init, scope, mode: 'expr', declare: undefined, inFunction });
           }
         }
         return;
@@ -166,7 +186,7 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
         parents.set(node.body, node);
         for (const member of node.body.body) {
           parents.set(member, node.body);
-          out.push({ node: member, scope: classScope, mode: 'expr', declare: undefined });
+          out.push({ node: member, scope: classScope, mode: 'expr', declare: undefined, inFunction });
         }
         return;
       }
@@ -264,7 +284,7 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
     }
   };
 
-  stack.push({ node: program, scope: module, mode: 'expr', declare: undefined });
+  stack.push({ node: program, scope: module, mode: 'expr', declare: undefined, inFunction: false });
   const out: Item[] = [];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     out.length = 0;
@@ -274,7 +294,7 @@ export function analyzeScopes(program: Program): ScopeAnalysis {
   }
 
   const references = pending.sort((a, b) => a.id.start - b.id.start).map(({ id, scope }) => ({ id, binding: scope.lookup(id.name) }));
-  return { module, references, declarations, parents };
+  return { module, references, declarations, parents, syntax };
 }
 
 /** References that no declaration in the program binds. */

@@ -6,6 +6,11 @@ export function isInside(root: string, target: string): boolean {
   return rel === '' || !(rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel));
 }
 
+/** A POSIX absolute path with no empty, `.` or `..` segment (nor a dot-name, left to `node:path`) and no trailing `/`. */
+export function isNormalAbsolute(p: string): boolean {
+  return p.length > 1 && p.charCodeAt(0) === 0x2f && !p.endsWith('/') && !p.includes('//') && !p.includes('/.');
+}
+
 export type RelativePath = { ok: true; normalized: string } | { ok: false; message: string; hint?: string | undefined };
 
 /**

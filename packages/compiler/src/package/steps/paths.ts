@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isNormalAbsolute } from '../../manifest/paths.js';
 
 /** POSIX path of `file` relative to `dir`: what bundles record, on every platform. */
 export function relativePosix(dir: string, file: string): string {
@@ -10,11 +11,6 @@ export function relativePosix(dir: string, file: string): string {
     if (isNormalAbsolute(dir) && isNormalRelative(rest)) return rest;
   }
   return path.relative(dir, file).split(path.sep).join('/');
-}
-
-/** Absolute, no empty, `.` or `..` segment (nor a dot-name, which is left to `path.relative`), no trailing `/`. */
-function isNormalAbsolute(p: string): boolean {
-  return p.length > 1 && p.charCodeAt(0) === 0x2f && !p.endsWith('/') && !p.includes('//') && !p.includes('/.');
 }
 
 function isNormalRelative(p: string): boolean {
