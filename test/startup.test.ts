@@ -52,6 +52,8 @@ describe('start-up of a build', () => {
       .map((m) => m.slice(m.indexOf('/packages/cli/dist/') + '/packages/cli/dist/'.length));
     expect(cli).toContain('commands/build.js');
     expect(cli.filter((m) => /^(build-cache|early-build|output\/|watch\/)/.test(m))).toEqual([]);
+    // Importing it costs a fresh process about 10 ms of CPU, and a one-thread build starts no thread.
+    expect(run.modules.filter((m) => m.includes('worker_threads'))).toEqual([]);
     // Each loads when its run needs it: the cache by default, the report for --json.
     const json = loaded([BIN, 'build', path.join(pkg, 'plugin.json'), '--out-dir', path.join(dir, 'out-json'), '--json']);
     expect(json.status, json.out).toBe(0);

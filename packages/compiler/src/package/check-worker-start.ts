@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from './worker-threads.js';
 import type { CodeRoutineResult } from '../code/types.js';
 import type { RecordedAnswer } from './answer-recorder.js';
 
@@ -63,6 +64,7 @@ export class CheckWorker {
   readonly #batches: MessagePort;
 
   constructor(script: URL, work: { files: readonly string[]; dir: string } | { manifest: string }) {
+    const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.#batches = port1;
     this.#worker = new Worker(script, {
@@ -88,7 +90,7 @@ export class CheckWorker {
 
   /** The next batch the worker has posted, if any, without waiting. */
   take(): WorkerBatch | undefined {
-    return receiveMessageOnPort(this.#batches)?.message as WorkerBatch | undefined;
+    return workerThreads().receiveMessageOnPort(this.#batches)?.message as WorkerBatch | undefined;
   }
 
   /**

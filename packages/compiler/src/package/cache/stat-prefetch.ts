@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../worker-threads.js';
 
 /**
  * The stamp fields of a regular file (device, inode, size, mtime, ctime) for many paths at once,
@@ -73,6 +74,7 @@ let helper: Helper | undefined | null;
 function startHelper(): Helper | null {
   try {
     const control = new SharedArrayBuffer(4 * 4);
+    const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(HELPER, { eval: true, workerData: { port: port2, control }, transferList: [port2] });
     // Never keeps a process alive, and a failure only means this thread stats alone.
