@@ -75,27 +75,23 @@ describe('a watch session hands the superseded bundle over to the new one', () =
     };
   }
 
-  it('vite build --watch with emptyOutDir: false: the bundle file is handed over', { timeout: 120_000 }, async () => {
+  /** A `vite build --watch` session through an edit, its undo and a redo (`handedOver`: the same file throughout). */
+  async function viteSession(emptyOutDir: boolean | undefined, handedOver: boolean): Promise<void> {
     const p = project();
     const out = path.join(p.dir, 'dist');
-    const watcher = (await build(viteWatch(p.dir, out, false))) as unknown as Watcher & { close(): Promise<void> };
+    const watcher = (await build(viteWatch(p.dir, out, emptyOutDir))) as unknown as Watcher & { close(): Promise<void> };
     try {
-      await editUndoRedo(watcher, out, p, true);
+      await editUndoRedo(watcher, out, p, handedOver);
     } finally {
       await watcher.close();
     }
-  });
+  }
 
-  it('vite build --watch emptying its outDir (the default inside the root) still ends each rebuild with one right bundle', { timeout: 120_000 }, async () => {
-    const p = project();
-    const out = path.join(p.dir, 'dist');
-    const watcher = (await build(viteWatch(p.dir, out))) as unknown as Watcher & { close(): Promise<void> };
-    try {
-      await editUndoRedo(watcher, out, p, false);
-    } finally {
-      await watcher.close();
-    }
-  });
+  it('vite build --watch with emptyOutDir: false: the bundle file is handed over', { timeout: 120_000 }, () => viteSession(false, true));
+
+  it('vite build --watch emptying its outDir (the default inside the root) still ends each rebuild with one right bundle', { timeout: 120_000 }, () =>
+    viteSession(undefined, false),
+  );
 
   it('a Rollup build outside watch mode leaves an older bundle alone', { timeout: 120_000 }, async () => {
     const p = project();

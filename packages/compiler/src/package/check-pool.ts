@@ -80,6 +80,8 @@ export async function checkInParallel(
   }
   await worker.finished();
   receive();
+  // Everything it sent is taken: end it and close its port.
+  worker.stop();
   reads?.trustPrimed();
   return count;
 }
@@ -88,7 +90,8 @@ export async function checkInParallel(
 function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | undefined, sources: SourceCache, code: CodeStep): number {
   const entries = JSON.parse(batch.json) as WorkerEntry[];
   entries.forEach((r, i) => {
-    const bytes = new Uint8Array(batch.data, i === 0 ? 0 : batch.ends[i - 1], batch.ends[i]! - (i === 0 ? 0 : batch.ends[i - 1]!));
+    const start = i === 0 ? 0 : batch.ends[i - 1]!;
+    const bytes = new Uint8Array(batch.data, start, batch.ends[i]! - start);
     reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
     try {
       const checked = sources.check(r.file, bytes, r.digest);

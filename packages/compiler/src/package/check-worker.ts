@@ -78,7 +78,9 @@ async function checkFiles(files: readonly string[], dir: string): Promise<void> 
       // Only a code routine (a `language` key) has an analysis to send; a file this test passes
       // by mistake is merely checked here for nothing, one it misses is analyzed by the build.
       const code = analyze !== undefined && mayBeCode(read.bytes) ? analyze(file, read.bytes) : undefined;
-      // The digest as `sha256Hex` takes it, so the main thread does not hash the file again.
+      // `sha256Hex`'s digest, taken here so the main thread does not hash the file again; from
+      // node:crypto directly, because bundle/digest.ts sits in a chunk this thread would
+      // otherwise load before its first read.
       entries.push({ file, digest: hash('sha256', read.bytes, 'hex'), stamp: read.stamp, changedAt: read.changedAt, ...(code ? { code } : {}) });
       bytes.push(read.bytes);
     } catch {

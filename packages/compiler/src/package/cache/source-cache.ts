@@ -16,7 +16,7 @@ export class SourceCache {
   parsed = 0;
   reused = 0;
 
-  /** `digest`: the bytes' SHA-256 when another thread has taken it already (a cold build's worker). */
+  /** `known`: the bytes' SHA-256 when another thread has taken it already (a cold build's worker). */
   check(file: string, bytes: Uint8Array, known?: string): CheckedSource {
     this.live.use(file);
     const hit = this.entries.get(file);
