@@ -83,6 +83,13 @@ class LineReader {
   private indent = 0;
   /** Whether the last `skipToContent` passed a comment line. */
   private passedComment = false;
+  /**
+   * The entries and items of the blocks being read, innermost last: each block's list is cut
+   * from here at its exact length. A list grown by `push` from empty holds 17 slots or more, and
+   * a cold build keeps every tree alive to the end (docs/performance.md, round seven, wt-heap).
+   */
+  private readonly pending: (YEntry | YNode)[] = [];
+  private top = 0;
 
   constructor(
     private readonly text: string,
@@ -133,7 +140,8 @@ class LineReader {
   /** A block mapping whose first key starts at `first` (the line's first content, or after `- `), in column `column`. */
   private map(first: number, column: number, depth: number): Read<YMap> {
     if (depth > MAX_FAST_DEPTH) decline();
-    const entries: YEntry[] = [];
+    const base = this.top;
+    const pending = this.pending as YEntry[];
     // Duplicates found by a scan while the map is small: a Set per map was a tenth of what this reader allocated.
     let keys: Set<string> | undefined;
     let keyAt = first;
@@ -143,11 +151,11 @@ class LineReader {
       if (!KEY.test(this.text)) decline();
       const colon = KEY.lastIndex - 1;
       const key = internKey(this.text.slice(keyAt, colon));
-      if (keys === undefined && entries.length >= SCANNED_KEYS) keys = new Set(entries.map((e) => e.key));
-      if ((keys === undefined ? hasKey(entries, key) : keys.has(key)) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
+      if (keys === undefined && this.top - base >= SCANNED_KEYS) keys = new Set(pending.slice(base, this.top).map((e) => e.key));
+      if ((keys === undefined ? hasKey(pending, base, this.top, key) : keys.has(key)) || NON_STRING_KEY.test(key) || colon - keyAt > 1000) decline();
       keys?.add(key);
       const value = this.mapValue(colon, column, depth);
-      entries.push(new EntryNode(key, this.offset + keyAt, this.offset + colon, value.node));
+      pending[this.top++] = new EntryNode(key, this.offset + keyAt, this.offset + colon, value.node);
       end = value.end;
       if (this.line === -1 || this.indent < column) {
         this.closeBlock();
@@ -156,7 +164,7 @@ class LineReader {
       if (this.indent > column) decline();
       keyAt = this.line + column;
     }
-    return { node: new MapNode(this.offset + first, this.offset + end, false, entries), end };
+    return { node: new MapNode(this.offset + first, this.offset + end, false, this.cut(base) as YEntry[]), end };
   }
 
   /** The value after `key:` (at `colon`), leaving `line` at the next content line after it. */
@@ -197,7 +205,7 @@ class LineReader {
   private seq(first: number, column: number, depth: number): Read<YSeq> {
     if (depth > MAX_FAST_DEPTH) decline();
     const text = this.text;
-    const items: YNode[] = [];
+    const base = this.top;
     let dash = first;
     let end: number;
     for (;;) {
@@ -210,7 +218,7 @@ class LineReader {
         KEY.lastIndex = at;
         item = KEY.test(text) ? this.map(at, column + 2, depth + 1) : this.inlineValue(at, column);
       }
-      items.push(item.node);
+      this.pending[this.top++] = item.node;
       end = item.end;
       if (this.line === -1 || this.indent < column) {
         this.closeBlock();
@@ -219,7 +227,7 @@ class LineReader {
       if (this.indent > column) decline();
       dash = this.line + column;
     }
-    return { node: new SeqNode(this.offset + first, this.offset + end, false, items), end };
+    return { node: new SeqNode(this.offset + first, this.offset + end, false, this.cut(base) as YNode[]), end };
   }
 
   /**
@@ -339,6 +347,13 @@ class LineReader {
     if (this.passedComment) decline();
   }
 
+  /** The block's list: what was pending from `base`, at its exact length. */
+  private cut(base: number): (YEntry | YNode)[] {
+    const list = this.pending.slice(base, this.top);
+    this.top = base;
+    return list;
+  }
+
   private scalar(start: number, end: number, value: YScalar['value'], style: YScalar['style'], ref: boolean, empty = false): YScalar {
     return new ScalarNode(this.offset + start, this.offset + end, value, style, ref, empty);
   }
@@ -367,8 +382,8 @@ function internKey(key: string): string {
 /** Up to this many keys a map's duplicate check scans its entries. */
 const SCANNED_KEYS = 16;
 
-function hasKey(entries: readonly YEntry[], key: string): boolean {
-  for (let i = 0; i < entries.length; i++) if (entries[i]!.key === key) return true;
+function hasKey(entries: readonly YEntry[], from: number, to: number, key: string): boolean {
+  for (let i = from; i < to; i++) if (entries[i]!.key === key) return true;
   return false;
 }
 
