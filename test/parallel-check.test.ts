@@ -133,6 +133,45 @@ describe('prepare on two threads', () => {
     for (const f of sources) expect(read.has(f), f).toBe(true);
   });
 
+  it('a one-shot compiler (the CLI build) gives the same bundle on one thread and on two, hands prepare its work, and a second build sees an edit', async () => {
+    const dir = path.join(root, 'one-shot');
+    generateSlowToCheck(dir, N);
+    const manifest = path.join(dir, 'plugin.json');
+    const store = path.join(root, 'store');
+    const expected = createCompiler({ store }).build(manifest);
+    expect(expected.ok).toBe(true);
+    const one = createCompiler({ oneShot: true, store });
+    const two = createCompiler({ oneShot: true, parallel: true, store });
+    await two.prepare(manifest);
+    for (const built of [one.build(manifest), two.build(manifest)]) {
+      expect(Buffer.from(built.bundle!.bytes).equals(Buffer.from(expected.bundle!.bytes))).toBe(true);
+      expect(built.summary).toEqual(expected.summary);
+      expect(built.diagnostics).toEqual(expected.diagnostics);
+      expect(built.files).toEqual(expected.files);
+    }
+    // Without digests the build right after prepare still takes every source prepare checked.
+    expect(two.stats.sourcesParsed).toBe(N);
+    expect(two.stats.sourcesReused).toBe(N);
+    // An edit (one broken source, one changed description): a later build of the same one-shot
+    // compiler checks again and reports exactly what a fresh compiler does.
+    const model = path.join(dir, 'routines/ns1/model1.md');
+    writeFileSync(model, readFileSync(model, 'utf8').replace('description: ', 'description: edited '));
+    writeFileSync(path.join(dir, 'routines/broken.md'), '---\nname: broken\ndescription: d\ndescription: e\n---\nbody\n');
+    const fresh = createCompiler({ store }).build(manifest);
+    expect(fresh.ok).toBe(false);
+    expect(fresh.diagnostics.length).toBeGreaterThan(0);
+    for (const compiler of [one, two]) {
+      const again = compiler.build(manifest);
+      expect(again.ok).toBe(false);
+      expect(again.diagnostics).toEqual(fresh.diagnostics);
+    }
+    rmSync(path.join(dir, 'routines/broken.md'));
+    const after = createCompiler({ store }).build(manifest);
+    const rebuilt = one.build(manifest);
+    expect(rebuilt.bundle!.id).not.toBe(expected.bundle!.id);
+    expect(Buffer.from(rebuilt.bundle!.bytes).equals(Buffer.from(after.bundle!.bytes))).toBe(true);
+  });
+
   it('berrypack build --parallel and --no-parallel give the same bundle', () => {
     const manifest = path.join(root, 'gen', 'plugin.json');
     const ids = [[], ['--parallel'], ['--no-parallel']].map((extra) => {

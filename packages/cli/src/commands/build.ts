@@ -78,8 +78,14 @@ export async function buildCommand(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const recorder = cache ? new (await import('@berrypack/compiler/internal-cli')).AnswerRecorder() : undefined;
-  // One compiler for the whole session: a rebuild redoes only the files that changed.
-  const compiler = createCompiler({ ...options, ...(recorder ? { host: recorder } : {}), ...(early ? { checkWorker: early } : {}) });
+  // One compiler for the whole session: a rebuild redoes only the files that changed. Without
+  // --watch there is no rebuild, so it keeps nothing for one (oneShot; not part of the cache key).
+  const compiler = createCompiler({
+    ...options,
+    ...(recorder ? { host: recorder } : {}),
+    ...(early ? { checkWorker: early } : {}),
+    ...(values.watch === true ? {} : { oneShot: true }),
+  });
   const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
   // A large package's sources are read and checked on two threads first (docs/performance.md).
   await compiler.prepare(manifest);

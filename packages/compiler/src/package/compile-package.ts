@@ -33,7 +33,8 @@ import type { BuildOptions, Compiler, CompilerOptions, PackageBuild } from './ty
  * per-file work keyed by content digest, so a rebuild redoes only what changed.
  */
 export function createCompiler(options: CompilerOptions = {}): Compiler {
-  const sources = new SourceCache();
+  const oneShot = options.oneShot === true;
+  const sources = new SourceCache(oneShot);
   const code = new CodeCache();
   const fragments = new FragmentCache();
   const reads = new ReadCache(options.host ?? nodeHost);
@@ -229,7 +230,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         reads.assumeUnchanged(file, undefined);
       }
       // What this build did not use is dropped: a long watch session stays bounded.
-      for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
+      if (!oneShot) for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {

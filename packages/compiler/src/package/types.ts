@@ -28,6 +28,12 @@ export interface CompilerOptions {
    * the package's sources with it, whatever the package's size. Stopped by that `prepare`.
    */
   checkWorker?: CheckWorker;
+  /**
+   * This compiler builds once and is then dropped (the CLI's `build` without `--watch`): it keeps
+   * nothing for a later build to compare with (no digest of each source, no sweeps of its caches).
+   * A later `build` is still correct (it checks every source again). Default `false`.
+   */
+  oneShot?: boolean;
 }
 
 export interface BuildOptions {

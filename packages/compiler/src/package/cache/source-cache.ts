@@ -2,6 +2,7 @@ import { Sweeper } from './sweeper.js';
 import { sha256Hex } from '../../bundle/digest.js';
 import { checkSource, type CheckSourceResult } from '../../routine/check-routine.js';
 
+/** `digest`: the SHA-256 of the bytes, or '' in a one-shot compiler that took none. */
 export type CheckedSource = CheckSourceResult & { digest: string };
 
 /**
@@ -16,20 +17,32 @@ export class SourceCache {
   parsed = 0;
   reused = 0;
 
+  /**
+   * `oneShot`: the compiler builds once (`CompilerOptions.oneShot`), so a file is never compared
+   * with an earlier version of itself: no digest is taken (a worker's is kept), nothing is swept.
+   * The same bytes served again (a build right after `prepare`) still find their result.
+   */
+  constructor(private readonly oneShot = false) {}
+
   /** `known`: the bytes' SHA-256 when another thread has taken it already (a cold build's worker). */
   check(file: string, bytes: Uint8Array, known?: string): CheckedSource {
-    this.live.use(file);
+    if (!this.oneShot) this.live.use(file);
     const hit = this.entries.get(file);
     if (hit && hit.bytes === bytes) {
       this.reused++;
       return hit.result;
     }
+    if (this.oneShot) return this.parse(file, bytes, known ?? '');
     const digest = known ?? sha256Hex(bytes);
     if (hit && hit.result.digest === digest) {
       this.reused++;
       this.entries.set(file, { bytes, result: hit.result });
       return hit.result;
     }
+    return this.parse(file, bytes, digest);
+  }
+
+  private parse(file: string, bytes: Uint8Array, digest: string): CheckedSource {
     this.parsed++;
     const result = { ...checkSource(file, bytes), digest };
     this.entries.set(file, { bytes, result });
@@ -48,6 +61,6 @@ export class SourceCache {
 
   /** Forgets files the latest build of no root checked, so a long watch session does not grow without bound. */
   sweep(root: string): void {
-    this.live.sweep(root, this.entries);
+    if (!this.oneShot) this.live.sweep(root, this.entries);
   }
 }
