@@ -229,8 +229,9 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       } finally {
         reads.assumeUnchanged(file, undefined);
       }
-      // What this build did not use is dropped: a long watch session stays bounded.
-      if (!oneShot) for (const cache of [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
+      // What this build did not use is dropped: a long watch session stays bounded. A one-shot
+      // compiler sweeps only the reads (which also ends the trust in prepare's reads).
+      for (const cache of oneShot ? [reads] : [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
