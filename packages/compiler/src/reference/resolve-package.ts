@@ -157,7 +157,8 @@ export function resolvePackage(input: PackageInput, memo?: ResolutionMemo): Pack
     const unit = state.units.get(routine.name);
     if (unit?.routine === routine) continue;
     changed.push(routine);
-    before.set(routine.name, { unit, expansion: state.expansions.get(routine.name) });
+    // Only a kept state's summary is patched; a fresh one (every cold build) needs no record.
+    if (state === previous) before.set(routine.name, { unit, expansion: state.expansions.get(routine.name) });
     state.expander.forget(routine.name);
     state.expansions.delete(routine.name);
     if (routine.kind === 'code') {
@@ -331,8 +332,11 @@ function resolveUnit(ctx: ResolveContext, state: State, unit: Unit): Unit {
     if (expansion) resolved.template = expansion.segments;
     const model = routine.kind === 'model';
     if (model && expansion) checkInputTemplates(routine, expansion, new Set());
+    // One literal of every field (not a spread of `unit`): a cold build makes one per routine and keeps it.
     return {
-      ...unit,
+      routine,
+      body: unit.body,
+      bodyDiagnostics: unit.bodyDiagnostics,
       resolved,
       externals: fm.externals,
       ui: fm.ui,
@@ -361,15 +365,18 @@ function summarize(ctx: ResolveContext, state: State, routines: readonly Named[]
   for (const routine of routines) {
     const unit = state.units.get(routine.name)!;
     resolved.set(routine.name, unit.resolved);
-    all.push(...unit.bodyDiagnostics, ...unit.diagnostics, ...(state.expansions.get(routine.name) ?? []));
-    tools.push(...unit.externals);
+    // Most of these lists are empty: a spread call of each cost more than the loop's other work.
+    pushAll(all, unit.bodyDiagnostics);
+    pushAll(all, unit.diagnostics);
+    pushAll(all, state.expansions.get(routine.name));
+    pushAll(tools, unit.externals);
     ui ||= unit.ui;
     if (routine.kind !== 'model') continue;
     if (unit.selection !== undefined) models.push(unit.selection);
-    calls.push(...unit.calls);
+    pushAll(calls, unit.calls);
     if (!unit.expansion) continue;
-    readers.push(...unit.expansion.readers);
-    env.push(...unit.expansion.env);
+    pushAll(readers, unit.expansion.readers);
+    pushAll(env, unit.expansion.env);
     for (const name of unit.expansion.includes) rendered.add(name);
   }
 
@@ -403,6 +410,10 @@ function summarize(ctx: ResolveContext, state: State, routines: readonly Named[]
     },
     diagnostics: sortDiagnostics(all),
   };
+}
+
+function pushAll<T>(to: T[], items: readonly T[] | undefined): void {
+  if (items !== undefined) for (let i = 0; i < items.length; i++) to.push(items[i]!);
 }
 
 /** TPL-3 decision: warn where a `$.input…` template may be missing on some invocation of `routine`. */
