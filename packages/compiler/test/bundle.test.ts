@@ -12,22 +12,11 @@ import { bodySlice, storedTemplate } from '../src/bundle/text-references.js';
 import { readBundle, verifyBlob, type BundleError, type BundleResource, type ReadBundleResult } from '../src/bundle/read-bundle.js';
 import { loadBundleFile, writeBundle } from '../src/bundle/write-bundle.js';
 import { CODES } from '../src/diagnostics/codes.js';
+import { prng } from '../../../test/support/prng.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 const nodeSha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
-
-/** mulberry32: a small seeded PRNG, so a failing corpus case can be reproduced. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An independent, deliberately naive JCS serializer to compare the fast one against. */
 function referenceJcs(value: unknown): string {

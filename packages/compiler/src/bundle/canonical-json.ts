@@ -254,8 +254,36 @@ function fastCanonicalJson(value: unknown): string | undefined {
   const out = JSON.stringify(prepare(value, 0, fragments));
   // Well-formed JSON.stringify writes a lone surrogate as a lowercase `\udxxx` escape; the
   // exact serializer then reports where it is.
-  if (out.includes('\\ud') && LONE_SURROGATE_ESCAPE.test(out)) return undefined;
+  if (escapesLoneSurrogate(out)) return undefined;
   return fragments.length === 0 ? out : spliceFragments(out, fragments);
+}
+
+/**
+ * `JSON.stringify(value)` for a value its maker built canonical (`sortedJson`: keys in canonical
+ * order; only strings, finite numbers, booleans, null, arrays and plain objects), which is then
+ * its canonical text with no check of each value. Undefined when the text holds a lone
+ * surrogate's escape: `canonicalJson` refuses that, naming where it is.
+ */
+export function trustedJson(value: unknown): string | undefined {
+  const out = JSON.stringify(value);
+  return escapesLoneSurrogate(out) ? undefined : out;
+}
+
+/**
+ * What `canonicalJson(value)` would give `JSON.stringify`: `value` checked, with sorted copies of
+ * objects whose keys are out of order. Undefined when only the exact path writes it (a `RawJson`
+ * fragment, an object with array-index keys out of order).
+ *
+ * @throws for what `canonicalJson` refuses (the message then names no path: ask `canonicalJson`).
+ */
+export function canonicalValue(value: unknown): unknown {
+  const fragments: string[] = [];
+  const prepared = prepare(value, 0, fragments);
+  return fragments.length === 0 ? prepared : undefined;
+}
+
+function escapesLoneSurrogate(json: string): boolean {
+  return json.includes('\\ud') && LONE_SURROGATE_ESCAPE.test(json);
 }
 
 /** Starts every placeholder; random so that ordinary text practically never looks like one. */
