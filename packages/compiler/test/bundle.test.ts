@@ -264,6 +264,26 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
     expect(canonicalJson({ a: '\u0000berrypack-raw-0:0', b: new RawJson('true') })).toBe('{"a":"\\u0000berrypack-raw-0:0","b":true}');
   });
 
+  it('encodes fragments of every size and script whole, across the chunks they are cut from', () => {
+    const rnd = prng(3250);
+    const alphabet = ['a', 'é', '€', '𝄞', '\\n', '"', ' '];
+    const made: [RawJson, string][] = [];
+    // Enough bytes to fill several 32 KB chunks, with fragments near the chunk's remaining space and over its quarter (own buffer).
+    for (let i = 0; i < 400; i++) {
+      const length = rnd() < 0.05 ? 3000 + Math.floor(rnd() * 6000) : Math.floor(rnd() * 900);
+      let text = '"';
+      for (let k = 0; k < length; k++) text += alphabet[Math.floor(rnd() * alphabet.length)];
+      text += '"';
+      const prefix = ['', ',', ',"ké":'][i % 3]!;
+      made.push([new RawJson(text), prefix]);
+    }
+    const bytes = made.map(([raw, prefix]) => raw.prefixed(prefix));
+    made.forEach(([raw, prefix], i) => {
+      expect(Buffer.from(bytes[i]!).toString('utf8')).toBe(prefix + raw.text);
+      expect(bytes[i]!.byteLength).toBe(Buffer.byteLength(prefix + raw.text));
+    });
+  });
+
   it('keeps only the bytes of a released fragment and gives the same text and pieces from them', () => {
     const text = '{"path":"é/ü.md","text":"ä 𝄞 \\u0000 ,\\"key\\":"}';
     const kept = new RawJson(text);

@@ -32,6 +32,26 @@ function fragmentBuffer(size: number): Buffer {
 }
 
 /**
+ * `prefix` and `text` in UTF-8, one after the other. A fragment that surely fits what is left
+ * of the chunk (three bytes for every UTF-16 unit at most) is encoded straight into it, one pass
+ * over the text; any other is measured first (`Buffer.byteLength`, a second pass).
+ */
+function encodeFragment(prefix: string, text: string): Uint8Array {
+  const most = 3 * (prefix.length + text.length);
+  if (chunk !== undefined && most <= CHUNK / 4 && chunkUsed + most < CHUNK) {
+    const start = chunkUsed;
+    chunkUsed += chunk.write(prefix, chunkUsed);
+    chunkUsed += chunk.write(text, chunkUsed);
+    return chunk.subarray(start, chunkUsed);
+  }
+  const at = Buffer.byteLength(prefix);
+  const bytes = fragmentBuffer(at + Buffer.byteLength(text));
+  if (at > 0) bytes.write(prefix, 0);
+  bytes.write(text, at);
+  return bytes;
+}
+
+/**
  * Text that is already canonical JSON, spliced into the output verbatim. The assembler keeps
  * one per captured entry, so a rebuild re-serializes only the entries that changed. The text
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
@@ -66,11 +86,7 @@ export class RawJson {
     if (this.#bytes === undefined || this.#prefix !== prefix) {
       const text = this.text;
       // Written in place rather than encoding `prefix + text`: the joined string would be one more copy of every file's text.
-      const at = Buffer.byteLength(prefix);
-      const bytes = fragmentBuffer(at + Buffer.byteLength(text));
-      if (at > 0) bytes.write(prefix, 0);
-      bytes.write(text, at);
-      this.#bytes = bytes;
+      this.#bytes = encodeFragment(prefix, text);
       this.#prefix = prefix;
       this.#key = undefined;
     }

@@ -211,9 +211,11 @@ interface FileEntry {
 /** A `files` entry: the text once, without its digest and size, which a loader computes. */
 function fileEntry(path: string, text: string, mediaType: string): FileEntry {
   const plain = { mediaType, path, text };
+  // Three strings under keys in canonical order: JSON.stringify writes them canonically, with
+  // no walk of canonical JSON's checks (a lone surrogate still takes the exact path).
   // Encoded as a later item of `files` (all but the first are), and only the bytes kept: the
   // fragments hold every text of the package a second time (see `RawJson.release`).
-  const raw = fragmentOf(plain);
+  const raw = new RawJson(trustedJson(plain) ?? canonicalJson(plain));
   raw.prefixed(',');
   return { plain, raw: raw.release() };
 }
