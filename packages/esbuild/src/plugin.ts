@@ -146,7 +146,9 @@ export function berrypack(options?: Options): Plugin {
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
-        if (first) changes?.cover(manifest, result.files);
+        // After this answer (esbuild works on it meanwhile), well before the next build's compile asks.
+        const watcher = changes;
+        if (first && watcher !== undefined) setImmediate(() => watcher.cover(manifest, result.files));
         const watch = lists.forLoad(manifest, result.files.includes(file) ? result.files : [...result.files, file], result.directories);
         // A package imported through its manifest and its routines reports its diagnostics once
         // per build; the other imports fail quietly (the build has failed already).
