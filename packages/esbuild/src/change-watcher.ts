@@ -109,12 +109,22 @@ export class ChangeWatcher {
 }
 
 function identity(dir: string): string | undefined {
-  const s = statSync(dir, { throwIfNoEntry: false });
-  return s?.isDirectory() ? `${s.dev}:${s.ino}` : undefined;
+  try {
+    const s = statSync(dir, { throwIfNoEntry: false });
+    return s?.isDirectory() ? `${s.dev}:${s.ino}` : undefined;
+  } catch {
+    // Not a directory any more (ENOTDIR), unreadable: not the folder that was watched.
+    return undefined;
+  }
 }
 
 function kindOf(file: string): 'plain' | 'missing' | 'other' {
-  const s = lstatSync(file, { throwIfNoEntry: false });
-  if (s === undefined) return 'missing';
-  return s.isFile() && s.nlink === 1 ? 'plain' : 'other';
+  try {
+    const s = lstatSync(file, { throwIfNoEntry: false });
+    if (s === undefined) return 'missing';
+    return s.isFile() && s.nlink === 1 ? 'plain' : 'other';
+  } catch (error) {
+    // A probe below a file: the compiler probes those again on every build, as it does missing files.
+    return (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'missing' : 'other';
+  }
 }
