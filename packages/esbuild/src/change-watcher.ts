@@ -1,5 +1,35 @@
-import { lstatSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { lstatSync, statfsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+
+/**
+ * Linux file systems whose every change is made by this kernel, so inotify sees it (`statfs`'s
+ * type). Not among them: network and FUSE file systems (NFS, CIFS, sshfs), 9p (WSL 2's Windows
+ * drives), virtiofs and vboxsf (a host's folders in a VM or Docker Desktop), where a change made
+ * on the other side raises no event while a stat would still see it.
+ */
+const LOCAL_FILE_SYSTEMS = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x794c7630, // overlayfs (containers)
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+]);
+
+/**
+ * Whether a watch of `dir` reports every change to its files before the write returns: only
+ * inotify does (on macOS FSEvents, and on Windows its notifications, may arrive after a build
+ * that follows the edit at once has started), and only on a local file system.
+ */
+export function eventsAreComplete(dir: string): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    return LOCAL_FILE_SYSTEMS.has(Number(statfsSync(dir).type));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Which of the files a context's builds read changed since the previous compile, from the
@@ -18,11 +48,15 @@ import path from 'node:path';
  *   link is looked for when a file is first read and after each event naming it; a hard link
  *   made later to an unchanged file goes unseen, as it does for Rollup's and webpack's watchers);
  * - a watched directory replaced or moved (checked by its identity on every `take`), a watch
- *   error, an event without a file name.
+ *   error, an event without a file name;
+ * - a folder outside Linux or on a file system another machine can change (`eventsAreComplete`):
+ *   its files are never taken as unchanged.
  */
 export class ChangeWatcher {
   // Per watched directory: its watch and its device and inode when the watch started.
   readonly #watches = new Map<string, { watch: FSWatcher; id: string }>();
+  // Folders not to try again: on a file system whose events are incomplete, or refused a watch.
+  readonly #refused = new Set<string>();
   // Per file seen in a build: a plain file events can stand for, missing (a probe: the compiler
   // checks those itself on every build), or neither.
   readonly #kinds = new Map<string, 'plain' | 'missing' | 'other'>();
@@ -32,6 +66,9 @@ export class ChangeWatcher {
   // Per manifest: every file of its latest build is plain (or missing) and in a watched directory.
   readonly #covered = new Map<string, boolean>();
   #closed = false;
+
+  /** `complete`: whether a folder's watch can be trusted (see `eventsAreComplete`; replaceable for tests). */
+  constructor(private readonly complete: (dir: string) => boolean = eventsAreComplete) {}
 
   /**
    * The files changed since the previous call, or undefined when the watcher cannot tell (then
@@ -74,8 +111,13 @@ export class ChangeWatcher {
 
   #watched(dir: string): boolean {
     if (this.#watches.has(dir)) return true;
+    if (this.#refused.has(dir)) return false;
     const id = identity(dir);
     if (id === undefined) return false;
+    if (!this.complete(dir)) {
+      this.#refused.add(dir);
+      return false;
+    }
     try {
       // Not persistent: an idle context must not keep the process alive.
       const watcher = watch(dir, { persistent: false }, (_event, name) => {
@@ -88,7 +130,8 @@ export class ChangeWatcher {
       });
       this.#watches.set(dir, { watch: watcher, id });
     } catch {
-      // Out of watches (ENOSPC), gone, unreadable: this directory's files keep being checked.
+      // Out of watches (ENOSPC), unreadable: this directory's files keep being checked.
+      this.#refused.add(dir);
       return false;
     }
     // What changed before this watch started was not seen: the next compile checks every file.

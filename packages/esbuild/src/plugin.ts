@@ -87,7 +87,8 @@ export function berrypack(options?: Options): Plugin {
       let changes: ChangeWatcher | undefined;
       build.onStart(() => {
         started++;
-        if (started === 2) changes = new ChangeWatcher();
+        // Only inotify reports a change before the write returns (see eventsAreComplete).
+        if (started === 2 && process.platform === 'linux') changes = new ChangeWatcher();
         // The changes themselves are asked for by each compile (see ChangeWatcher).
         builds?.clear(changes === undefined ? undefined : []);
         bundles.clear();

@@ -1,13 +1,14 @@
 import { appendFileSync, linkSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChangeWatcher } from '../src/change-watcher.js';
+import { ChangeWatcher, eventsAreComplete } from '../src/change-watcher.js';
 import { tempDir } from '../../../test/support/temp.js';
 
 /** A poll of the event loop: what the kernel queued for the watches is delivered. */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
 
-describe('ChangeWatcher', () => {
+// Events are trusted only from inotify (Linux), on a local file system such as the temp dir's.
+describe.runIf(process.platform === 'linux')('ChangeWatcher', () => {
   it('names the files changed since the previous take, once its watches cover every file read', async () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, 'r'));
@@ -61,6 +62,25 @@ describe('ChangeWatcher', () => {
       expect(watcher.take()).toBeUndefined();
     } finally {
       watcher.close();
+    }
+  });
+
+  it('never names changes in a folder whose events it does not trust', async () => {
+    const dir = tempDir();
+    const b = path.join(dir, 'b.md');
+    writeFileSync(b, 'b');
+    expect(eventsAreComplete(dir)).toBe(true);
+    const untrusting = new ChangeWatcher(() => false);
+    try {
+      untrusting.cover('m', [b]);
+      untrusting.take();
+      appendFileSync(b, '!');
+      await turn();
+      expect(untrusting.take()).toBeUndefined();
+      untrusting.cover('m', [b]);
+      expect(untrusting.take()).toBeUndefined();
+    } finally {
+      untrusting.close();
     }
   });
 });
