@@ -51,6 +51,9 @@ export function eventsAreComplete(dir: string): boolean {
  *   error, an event without a file name;
  * - a folder outside Linux or on a file system another machine can change (`eventsAreComplete`):
  *   its files are never taken as unchanged.
+ * Not detected: an overflow of the kernel's event queue (more than `max_queued_events`, 16,384
+ * by default, changes in the watched folders while the event loop is busy), which libuv drops
+ * unseen for every `fs.watch` user, Rollup's and webpack's watchers included.
  */
 export class ChangeWatcher {
   // Per watched directory: its watch and its device and inode when the watch started.
