@@ -12,22 +12,11 @@ import { bodySlice, storedTemplate } from '../src/bundle/text-references.js';
 import { readBundle, verifyBlob, type BundleError, type BundleResource, type ReadBundleResult } from '../src/bundle/read-bundle.js';
 import { loadBundleFile, writeBundle } from '../src/bundle/write-bundle.js';
 import { CODES } from '../src/diagnostics/codes.js';
+import { prng } from '../../../test/support/prng.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 const nodeSha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
-
-/** mulberry32: a small seeded PRNG, so a failing corpus case can be reproduced. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An independent, deliberately naive JCS serializer to compare the fast one against. */
 function referenceJcs(value: unknown): string {
@@ -273,6 +262,26 @@ describe('BND-1 canonical JSON (RFC 8785)', () => {
     expect(RawJson.of({ b: 1, a: [2] }).text).toBe('{"a":[2],"b":1}');
     // A data string with the placeholders' character still comes out as data.
     expect(canonicalJson({ a: '\u0000berrypack-raw-0:0', b: new RawJson('true') })).toBe('{"a":"\\u0000berrypack-raw-0:0","b":true}');
+  });
+
+  it('encodes fragments of every size and script whole, across the chunks they are cut from', () => {
+    const rnd = prng(3250);
+    const alphabet = ['a', 'é', '€', '𝄞', '\\n', '"', ' '];
+    const made: [RawJson, string][] = [];
+    // Enough bytes to fill several 32 KB chunks, with fragments near the chunk's remaining space and over its quarter (own buffer).
+    for (let i = 0; i < 400; i++) {
+      const length = rnd() < 0.05 ? 3000 + Math.floor(rnd() * 6000) : Math.floor(rnd() * 900);
+      let text = '"';
+      for (let k = 0; k < length; k++) text += alphabet[Math.floor(rnd() * alphabet.length)];
+      text += '"';
+      const prefix = ['', ',', ',"ké":'][i % 3]!;
+      made.push([new RawJson(text), prefix]);
+    }
+    const bytes = made.map(([raw, prefix]) => raw.prefixed(prefix));
+    made.forEach(([raw, prefix], i) => {
+      expect(Buffer.from(bytes[i]!).toString('utf8')).toBe(prefix + raw.text);
+      expect(bytes[i]!.byteLength).toBe(Buffer.byteLength(prefix + raw.text));
+    });
   });
 
   it('keeps only the bytes of a released fragment and gives the same text and pieces from them', () => {

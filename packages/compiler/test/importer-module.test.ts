@@ -100,6 +100,32 @@ describe('the importer module', () => {
     expect(() => failing.build(manifest)).toThrow('boom');
   });
 
+  it('a build memo asks `reported` before each compile and passes what it said on as changedFiles', () => {
+    const compiler = createCompiler();
+    const seen: (string[] | undefined)[] = [];
+    const recording = {
+      ...compiler,
+      build: (file: string, options?: Parameters<typeof compiler.build>[1]) => {
+        seen.push(options?.changedFiles === undefined ? undefined : [...options.changedFiles]);
+        return compiler.build(file, options);
+      },
+    };
+    const answers: (string[] | undefined)[] = [['x'], ['a.md'], undefined, ['b.md']];
+    const memo = createBuildMemo(recording, () => answers.shift());
+    memo.build(manifest);
+    // Nothing reported at the start of the next bundler build; the compile asks for the rest.
+    memo.clear([]);
+    memo.warm(manifest);
+    memo.build(manifest);
+    // A `reported` that cannot say makes the compile check every file; later reports count again.
+    memo.clear([]);
+    memo.build(manifest);
+    memo.clear(['c.md']);
+    memo.build(manifest);
+    expect(seen).toEqual([undefined, ['a.md'], undefined, ['c.md', 'b.md']]);
+    expect(answers).toEqual([]);
+  });
+
   it('gives a routine module its schemas with the same values', async () => {
     const { summary } = createCompiler().build(manifest);
     if (!summary) throw new Error('the generated package did not build');

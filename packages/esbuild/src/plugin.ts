@@ -15,6 +15,7 @@ import {
 } from '@berrypack/compiler/internal-adapter';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles } from './emit-bundles.js';
+import { ChangeWatcher } from './change-watcher.js';
 import { WatchLists } from './watch-lists.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
 
@@ -81,12 +82,19 @@ export function berrypack(options?: Options): Plugin {
       const superseded = new Map<string, string>();
       const prepared = new Map<string, Promise<void>>();
       const lists = new WatchLists();
+      // From a context's second build on: what changed, from file events, so a rebuild's compile
+      // stats only those files (a one-shot build never starts a watch).
+      let changes: ChangeWatcher | undefined;
       build.onStart(() => {
         started++;
-        builds?.clear();
+        // Only inotify reports a change before the write returns (see eventsAreComplete).
+        if (started === 2 && process.platform === 'linux') changes = new ChangeWatcher();
+        // The changes themselves are asked for by each compile (see ChangeWatcher).
+        builds?.clear(changes === undefined ? undefined : []);
         bundles.clear();
         lists.start();
       });
+      build.onDispose(() => changes?.close());
 
       build.onResolve({ filter: CANDIDATE }, async (args) => {
         if ((args.pluginData as Record<symbol, unknown> | undefined)?.[RESOLVING]) return undefined;
@@ -119,7 +127,7 @@ export function berrypack(options?: Options): Plugin {
           return failure(file, `Unexpected internal error loading @berrypack/compiler: ${(error as Error).message}`);
         }
         writeBundle = loaded.api.writeBundle;
-        const memo = (builds ??= createBuildMemo(loaded.compiler));
+        const memo = (builds ??= createBuildMemo(loaded.compiler, () => changes?.take()));
         const manifest = typeof claimed === 'string' ? claimed : manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
         let result: BuildResult;
@@ -139,6 +147,9 @@ export function berrypack(options?: Options): Plugin {
         } catch (error) {
           return failure(manifest, `Unexpected internal error building ${manifest}: ${(error as Error).message}`);
         }
+        // After this answer (esbuild works on it meanwhile), well before the next build's compile asks.
+        const watcher = changes;
+        if (first && watcher !== undefined) setImmediate(() => watcher.cover(manifest, result.files));
         const watch = lists.forLoad(manifest, result.files.includes(file) ? result.files : [...result.files, file], result.directories);
         // A package imported through its manifest and its routines reports its diagnostics once
         // per build; the other imports fail quietly (the build has failed already).

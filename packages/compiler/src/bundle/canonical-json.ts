@@ -32,6 +32,26 @@ function fragmentBuffer(size: number): Buffer {
 }
 
 /**
+ * `prefix` and `text` in UTF-8, one after the other. A fragment that surely fits what is left
+ * of the chunk (three bytes for every UTF-16 unit at most) is encoded straight into it, one pass
+ * over the text; any other is measured first (`Buffer.byteLength`, a second pass).
+ */
+function encodeFragment(prefix: string, text: string): Uint8Array {
+  const most = 3 * (prefix.length + text.length);
+  if (chunk !== undefined && most <= CHUNK / 4 && chunkUsed + most < CHUNK) {
+    const start = chunkUsed;
+    chunkUsed += chunk.write(prefix, chunkUsed);
+    chunkUsed += chunk.write(text, chunkUsed);
+    return chunk.subarray(start, chunkUsed);
+  }
+  const at = Buffer.byteLength(prefix);
+  const bytes = fragmentBuffer(at + Buffer.byteLength(text));
+  if (at > 0) bytes.write(prefix, 0);
+  bytes.write(text, at);
+  return bytes;
+}
+
+/**
  * Text that is already canonical JSON, spliced into the output verbatim. The assembler keeps
  * one per captured entry, so a rebuild re-serializes only the entries that changed. The text
  * is trusted: a non-canonical fragment yields a bundle that `readBundle` refuses.
@@ -66,11 +86,7 @@ export class RawJson {
     if (this.#bytes === undefined || this.#prefix !== prefix) {
       const text = this.text;
       // Written in place rather than encoding `prefix + text`: the joined string would be one more copy of every file's text.
-      const at = Buffer.byteLength(prefix);
-      const bytes = fragmentBuffer(at + Buffer.byteLength(text));
-      if (at > 0) bytes.write(prefix, 0);
-      bytes.write(text, at);
-      this.#bytes = bytes;
+      this.#bytes = encodeFragment(prefix, text);
       this.#prefix = prefix;
       this.#key = undefined;
     }
@@ -254,8 +270,36 @@ function fastCanonicalJson(value: unknown): string | undefined {
   const out = JSON.stringify(prepare(value, 0, fragments));
   // Well-formed JSON.stringify writes a lone surrogate as a lowercase `\udxxx` escape; the
   // exact serializer then reports where it is.
-  if (out.includes('\\ud') && LONE_SURROGATE_ESCAPE.test(out)) return undefined;
+  if (escapesLoneSurrogate(out)) return undefined;
   return fragments.length === 0 ? out : spliceFragments(out, fragments);
+}
+
+/**
+ * `JSON.stringify(value)` for a value its maker built canonical (`sortedJson`: keys in canonical
+ * order; only strings, finite numbers, booleans, null, arrays and plain objects), which is then
+ * its canonical text with no check of each value. Undefined when the text holds a lone
+ * surrogate's escape: `canonicalJson` refuses that, naming where it is.
+ */
+export function trustedJson(value: unknown): string | undefined {
+  const out = JSON.stringify(value);
+  return escapesLoneSurrogate(out) ? undefined : out;
+}
+
+/**
+ * What `canonicalJson(value)` would give `JSON.stringify`: `value` checked, with sorted copies of
+ * objects whose keys are out of order. Undefined when only the exact path writes it (a `RawJson`
+ * fragment, an object with array-index keys out of order).
+ *
+ * @throws for what `canonicalJson` refuses (the message then names no path: ask `canonicalJson`).
+ */
+export function canonicalValue(value: unknown): unknown {
+  const fragments: string[] = [];
+  const prepared = prepare(value, 0, fragments);
+  return fragments.length === 0 ? prepared : undefined;
+}
+
+function escapesLoneSurrogate(json: string): boolean {
+  return json.includes('\\ud') && LONE_SURROGATE_ESCAPE.test(json);
 }
 
 /** Starts every placeholder; random so that ordinary text practically never looks like one. */

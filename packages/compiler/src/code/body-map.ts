@@ -22,12 +22,12 @@ export function mapBody(text: string, bodyStart: number, sourcePath: string): Bo
   const cut = Math.max(0, Math.min(bodyStart, text.length));
   if (cut > 0) s.remove(0, cut);
   const m = s.generateMap({ source: sourcePath, includeContent: false, hires: false });
-  const map: BodySourceMap = {
-    version: 3,
-    sources: [...m.sources],
-    names: [...m.names],
-    mappings: m.mappings,
-  };
+  // Keys set in canonical (sorted) order, so the bundle's canonical JSON writes the map as it is, without a sorted copy.
+  const map = {} as BodySourceMap;
   if (m.file !== undefined) map.file = m.file;
+  map.mappings = m.mappings;
+  map.names = [...m.names];
+  map.sources = [...m.sources];
+  map.version = 3;
   return map;
 }

@@ -10,7 +10,8 @@ import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './steps/analyze-code.js';
 import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
 import { sameItems } from './cache/kept-order.js';
-import type { RawJson } from '../bundle/canonical-json.js';
+import { canonicalJson, canonicalValue, RawJson, trustedJson } from '../bundle/canonical-json.js';
+import { NOT_SORTABLE, sortedJson } from '../json/sorted-json.js';
 import { bodySlice, storedTemplate } from '../bundle/text-references.js';
 import type { NextStep, PackageSummary } from './types.js';
 import { relativePosix } from './steps/paths.js';
@@ -38,8 +39,6 @@ export interface AssembleInput {
   resources: readonly CapturedResource[];
   imports: { imports: readonly CompiledImport[] };
 }
-
-const ROUTINE_FIELDS = ['input', 'output', 'model', 'port', 'compaction', 'permissions', 'catalog'] as const;
 
 /**
  * The bundle's `content` in the format the compiler writes (`BUNDLE_FORMAT`, docs/bundle-format.md):
@@ -107,7 +106,7 @@ export function assembleContent(
       if (record.output !== undefined) summary.output = record.output;
       if (resolved?.next !== undefined) summary.next = nextSteps(resolved.next);
       // Encoded where it will most likely sit among the sorted sources, and only the bytes kept (see `RawJson.release`).
-      const raw = fragmentOf(record);
+      const raw = new RawJson(routineText(routine, record));
       raw.entry(name, i > 0);
       return { record, raw: raw.release(), summary, file: file(path, routine.text, 'text/markdown') };
     });
@@ -212,9 +211,11 @@ interface FileEntry {
 /** A `files` entry: the text once, without its digest and size, which a loader computes. */
 function fileEntry(path: string, text: string, mediaType: string): FileEntry {
   const plain = { mediaType, path, text };
+  // Three strings under keys in canonical order: JSON.stringify writes them canonically, with
+  // no walk of canonical JSON's checks (a lone surrogate still takes the exact path).
   // Encoded as a later item of `files` (all but the first are), and only the bytes kept: the
   // fragments hold every text of the package a second time (see `RawJson.release`).
-  const raw = fragmentOf(plain);
+  const raw = new RawJson(trustedJson(plain) ?? canonicalJson(plain));
   raw.prefixed(',');
   return { plain, raw: raw.release() };
 }
@@ -227,44 +228,95 @@ function routineEntry(
   analysis: CodeAnalysis['routines'] extends Map<string, infer R> ? R | undefined : never,
   rel: (file: string) => string,
 ): Record<string, unknown> {
+  // Every field is found first and set in canonical (sorted) key order at the end, the order
+  // `routineText` writes them in. Nothing reads the record's own key order; its values keep theirs.
   const fm = routine.frontmatter;
+  const field = (key: string) => {
+    const v = entry(fm, key)?.value;
+    return v === undefined ? undefined : toJson(v);
+  };
   const description = entry(fm, 'description')?.value;
   const title = entry(fm, 'title')?.value;
   const visibility = entry(fm, 'visibility')?.value;
-  const record: Record<string, unknown> = {
-    kind: routine.kind,
-    path,
-    visibility: visibility?.kind === 'scalar' && typeof visibility.value === 'string' ? visibility.value : exported ? 'public' : 'private',
-  };
-  if (description) record.description = toJson(description);
-  if (title) record.title = toJson(title);
-  for (const key of ROUTINE_FIELDS) {
-    const v = entry(fm, key)?.value;
-    if (v !== undefined) record[key] = toJson(v);
-  }
+  let compaction = field('compaction');
+  let configure: unknown;
+  let next: unknown;
+  let route: unknown;
+  let template: unknown;
   if (resolved) {
-    record.tools = resolved.tools;
-    // Stored only when not empty: a loader reads a missing one as [] (content-view.ts, SOURCE_LISTS).
-    if (resolved.refs.length > 0) record.refs = resolved.refs;
-    if (resolved.includes.length > 0) record.includes = resolved.includes;
-    if (resolved.dependencies.length > 0) record.dependencies = resolved.dependencies;
-    if (resolved.readers.length > 0) record.readers = resolved.readers;
-    if (resolved.env.length > 0) record.env = resolved.env;
-    if (resolved.next !== undefined) record.next = nextRecord(resolved);
+    if (resolved.next !== undefined) next = nextRecord(resolved);
     if (resolved.configure !== undefined) {
       const fields = entryOf(routine, 'configure', 'fields');
-      record.configure = { fields: fields ? toJson(fields) : [], routine: resolved.configure };
+      configure = { fields: fields ? toJson(fields) : [], routine: resolved.configure };
     }
-    if (resolved.route !== undefined) record.route = { routine: resolved.route };
-    if (resolved.summary !== undefined && record.compaction && typeof record.compaction === 'object') {
-      record.compaction = { ...(record.compaction as Record<string, unknown>), summary: resolved.summary };
+    if (resolved.route !== undefined) route = { routine: resolved.route };
+    if (resolved.summary !== undefined && compaction && typeof compaction === 'object') {
+      compaction = { ...(compaction as Record<string, unknown>), summary: resolved.summary };
     }
-    if (resolved.template !== undefined) record.template = storedTemplate(resolved.template, routine.text, routine.bodyStart);
+    if (resolved.template !== undefined) template = storedTemplate(resolved.template, routine.text, routine.bodyStart);
   }
+  const record: Record<string, unknown> = {};
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) record[key] = value;
+  };
+  set('catalog', field('catalog'));
   if (routine.kind === 'code' && analysis) {
     record.code = { body: bodySlice(routine.text, routine.body), imports: analysis.imports.map(rel).sort(), map: analysis.map };
   }
+  set('compaction', compaction);
+  set('configure', configure);
+  if (resolved && resolved.dependencies.length > 0) record.dependencies = resolved.dependencies;
+  if (description) record.description = toJson(description);
+  // Stored only when not empty: a loader reads a missing one as [] (content-view.ts, SOURCE_LISTS).
+  if (resolved && resolved.env.length > 0) record.env = resolved.env;
+  if (resolved && resolved.includes.length > 0) record.includes = resolved.includes;
+  set('input', field('input'));
+  record.kind = routine.kind;
+  set('model', field('model'));
+  set('next', next);
+  set('output', field('output'));
+  record.path = path;
+  set('permissions', field('permissions'));
+  set('port', field('port'));
+  if (resolved && resolved.readers.length > 0) record.readers = resolved.readers;
+  if (resolved && resolved.refs.length > 0) record.refs = resolved.refs;
+  set('route', route);
+  set('template', template);
+  if (title) record.title = toJson(title);
+  if (resolved) record.tools = resolved.tools;
+  record.visibility = visibility?.kind === 'scalar' && typeof visibility.value === 'string' ? visibility.value : exported ? 'public' : 'private';
   return record;
+}
+
+/** The entry's fields taken from the frontmatter as they are (`compaction` gains a `summary`, so it is not). */
+const FRONTMATTER_FIELDS: ReadonlySet<string> = new Set(['catalog', 'description', 'input', 'model', 'output', 'permissions', 'port', 'title']);
+
+/**
+ * `canonicalJson(record)` with one `JSON.stringify`: the record's keys are in canonical order
+ * (`routineEntry`), each frontmatter field is remade from its node with its keys sorted as it is
+ * made (`sortedJson`), and only the fields the compiler made go through canonical JSON's checks
+ * and sorted copies. So the schemas, the largest part of most entries, are neither walked by
+ * those checks nor copied to sort their keys (in a fresh process, 1,000 entries: about a fifth
+ * less CPU), and the record keeps YAML's key order for its readers (`summary`, types).
+ * Anything unusual (a key out of order, a tree only the exact path writes, a lone surrogate, a
+ * value canonical JSON refuses) takes `canonicalJson(record)`, with its bytes or its error.
+ */
+function routineText(routine: RoutineSource, record: Record<string, unknown>): string {
+  const wire: Record<string, unknown> = {};
+  let last = '';
+  try {
+    for (const key in record) {
+      if (key <= last) return canonicalJson(record);
+      last = key;
+      const value = FRONTMATTER_FIELDS.has(key) ? sortedJson(entry(routine.frontmatter, key)!.value) : canonicalValue(record[key]);
+      if (value === NOT_SORTABLE || value === undefined) return canonicalJson(record);
+      wire[key] = value;
+    }
+  } catch {
+    // Again whole, for the error's path from the record.
+    return canonicalJson(record);
+  }
+  return trustedJson(wire) ?? canonicalJson(record);
 }
 
 function nextRecord(resolved: ResolvedRoutine): Record<string, unknown> {

@@ -166,15 +166,25 @@ export interface BuildMemo {
   clear(changed?: Iterable<string>): void;
 }
 
-/** A package imported through its manifest and several routines is compiled, and reported, once per build. */
-export function createBuildMemo(compiler: Compiler): BuildMemo {
+/**
+ * A package imported through its manifest and several routines is compiled, and reported, once per build.
+ * `reported`: asked right before each compile, what changed since the previous call (as `clear`'s
+ * `changed`, undefined when it cannot say), for an adapter that watches the files itself and
+ * whose events for an edit made before the build may arrive after the build has started.
+ */
+export function createBuildMemo(compiler: Compiler, reported?: () => Iterable<string> | undefined): BuildMemo {
   const builds = new Map<string, BuildResult>();
   // Compiled by `warm` and not yet taken by a `build`.
   const warmed = new Set<string>();
   // Per manifest built before: the changes reported since its latest build (a bundler build
   // that did not import it carries them over), or undefined when some may have gone unreported.
   const unseen = new Map<string, Set<string> | undefined>();
+  const report = (changed: Iterable<string> | undefined) => {
+    const list = changed === undefined ? undefined : [...changed];
+    for (const [manifest, carried] of unseen) unseen.set(manifest, list === undefined || carried === undefined ? undefined : new Set([...carried, ...list]));
+  };
   const compile = (manifest: string) => {
+    if (reported !== undefined) report(reported());
     const changed = unseen.get(manifest);
     const result = compiler.build(manifest, changed === undefined ? {} : { changedFiles: changed });
     unseen.set(manifest, new Set());
@@ -200,9 +210,7 @@ export function createBuildMemo(compiler: Compiler): BuildMemo {
     clear(changed) {
       builds.clear();
       warmed.clear();
-      const reported = changed === undefined ? undefined : [...changed];
-      for (const [manifest, carried] of unseen)
-        unseen.set(manifest, reported === undefined || carried === undefined ? undefined : new Set([...carried, ...reported]));
+      report(changed);
     },
   };
 }
