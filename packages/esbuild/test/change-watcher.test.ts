@@ -7,17 +7,31 @@ import { tempDir } from '../../../test/support/temp.js';
 /** A poll of the event loop: what the kernel queued for the watches is delivered. */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
 
+/** A temp folder holding `r/` and the given files (relative path → text); `at` makes a path in it absolute. */
+function folder(files: Record<string, string>): { dir: string; at: (name: string) => string } {
+  const dir = tempDir();
+  const at = (name: string) => path.join(dir, name);
+  mkdirSync(at('r'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(at(name), text);
+  return { dir, at };
+}
+
+/** Runs `use` with a watcher, closed afterwards whatever happens. */
+async function watching(use: (watcher: ChangeWatcher) => Promise<void>, watcher = new ChangeWatcher()): Promise<void> {
+  try {
+    await use(watcher);
+  } finally {
+    watcher.close();
+  }
+}
+
 // Events are trusted only from inotify (Linux), on a local file system such as the temp dir's.
 describe.runIf(process.platform === 'linux')('ChangeWatcher', () => {
   it('names the files changed since the previous take, once its watches cover every file read', async () => {
-    const dir = tempDir();
-    mkdirSync(path.join(dir, 'r'));
-    const a = path.join(dir, 'plugin.json');
-    const b = path.join(dir, 'r/b.md');
-    writeFileSync(a, '{}');
-    writeFileSync(b, 'b');
-    const watcher = new ChangeWatcher();
-    try {
+    const { dir, at } = folder({ 'plugin.json': '{}', 'r/b.md': 'b' });
+    const a = at('plugin.json');
+    const b = at('r/b.md');
+    await watching(async (watcher) => {
       // Nothing watched yet, then watches just started (what changed before them was not seen).
       expect(watcher.take()).toBeUndefined();
       // Probes of missing files, one below a file (ENOTDIR): the compiler probes them again itself.
@@ -33,21 +47,15 @@ describe.runIf(process.platform === 'linux')('ChangeWatcher', () => {
       renameSync(saved, b);
       await turn();
       expect(watcher.take()).toEqual(new Set([saved, b]));
-    } finally {
-      watcher.close();
-    }
+    });
   });
 
   it('cannot tell while a file read has another hard link, or after a watched folder is replaced', async () => {
-    const dir = tempDir();
-    mkdirSync(path.join(dir, 'r'));
-    const b = path.join(dir, 'r/b.md');
-    const c = path.join(dir, 'r/c.md');
-    writeFileSync(b, 'b');
-    writeFileSync(c, 'c');
+    const { dir, at } = folder({ 'r/b.md': 'b', 'r/c.md': 'c' });
+    const b = at('r/b.md');
+    const c = at('r/c.md');
     linkSync(c, path.join(dir, 'elsewhere.md'));
-    const watcher = new ChangeWatcher();
-    try {
+    await watching(async (watcher) => {
       watcher.cover('m', [b]);
       watcher.cover('n', [c]);
       watcher.take();
@@ -60,27 +68,24 @@ describe.runIf(process.platform === 'linux')('ChangeWatcher', () => {
       writeFileSync(b, 'new b');
       await turn();
       expect(watcher.take()).toBeUndefined();
-    } finally {
-      watcher.close();
-    }
+    });
   });
 
   it('never names changes in a folder whose events it does not trust', async () => {
-    const dir = tempDir();
-    const b = path.join(dir, 'b.md');
-    writeFileSync(b, 'b');
+    const { dir, at } = folder({ 'b.md': 'b' });
+    const b = at('b.md');
     expect(eventsAreComplete(dir)).toBe(true);
-    const untrusting = new ChangeWatcher(() => false);
-    try {
-      untrusting.cover('m', [b]);
-      untrusting.take();
-      appendFileSync(b, '!');
-      await turn();
-      expect(untrusting.take()).toBeUndefined();
-      untrusting.cover('m', [b]);
-      expect(untrusting.take()).toBeUndefined();
-    } finally {
-      untrusting.close();
-    }
+    await watching(
+      async (untrusting) => {
+        untrusting.cover('m', [b]);
+        untrusting.take();
+        appendFileSync(b, '!');
+        await turn();
+        expect(untrusting.take()).toBeUndefined();
+        untrusting.cover('m', [b]);
+        expect(untrusting.take()).toBeUndefined();
+      },
+      new ChangeWatcher(() => false),
+    );
   });
 });

@@ -22,12 +22,7 @@ export function mapBody(text: string, bodyStart: number, sourcePath: string): Bo
   const cut = Math.max(0, Math.min(bodyStart, text.length));
   if (cut > 0) s.remove(0, cut);
   const m = s.generateMap({ source: sourcePath, includeContent: false, hires: false });
-  // Keys set in canonical (sorted) order, so the bundle's canonical JSON writes the map as it is, without a sorted copy.
-  const map = {} as BodySourceMap;
-  if (m.file !== undefined) map.file = m.file;
-  map.mappings = m.mappings;
-  map.names = [...m.names];
-  map.sources = [...m.sources];
-  map.version = 3;
-  return map;
+  // Keys in canonical (sorted) order, so the bundle's canonical JSON writes the map as it is, without a sorted copy.
+  const map: BodySourceMap = { mappings: m.mappings, names: [...m.names], sources: [...m.sources], version: 3 };
+  return m.file === undefined ? map : { file: m.file, ...map };
 }

@@ -235,8 +235,6 @@ function routineEntry(
     const v = entry(fm, key)?.value;
     return v === undefined ? undefined : toJson(v);
   };
-  const description = entry(fm, 'description')?.value;
-  const title = entry(fm, 'title')?.value;
   const visibility = entry(fm, 'visibility')?.value;
   let compaction = field('compaction');
   let configure: unknown;
@@ -259,17 +257,18 @@ function routineEntry(
   const set = (key: string, value: unknown) => {
     if (value !== undefined) record[key] = value;
   };
+  // Stored only when not empty: a loader reads a missing one as [] (content-view.ts, SOURCE_LISTS).
+  const list = <T>(items: readonly T[] | undefined) => (items !== undefined && items.length > 0 ? items : undefined);
   set('catalog', field('catalog'));
   if (routine.kind === 'code' && analysis) {
     record.code = { body: bodySlice(routine.text, routine.body), imports: analysis.imports.map(rel).sort(), map: analysis.map };
   }
   set('compaction', compaction);
   set('configure', configure);
-  if (resolved && resolved.dependencies.length > 0) record.dependencies = resolved.dependencies;
-  if (description) record.description = toJson(description);
-  // Stored only when not empty: a loader reads a missing one as [] (content-view.ts, SOURCE_LISTS).
-  if (resolved && resolved.env.length > 0) record.env = resolved.env;
-  if (resolved && resolved.includes.length > 0) record.includes = resolved.includes;
+  set('dependencies', list(resolved?.dependencies));
+  set('description', field('description'));
+  set('env', list(resolved?.env));
+  set('includes', list(resolved?.includes));
   set('input', field('input'));
   record.kind = routine.kind;
   set('model', field('model'));
@@ -278,12 +277,12 @@ function routineEntry(
   record.path = path;
   set('permissions', field('permissions'));
   set('port', field('port'));
-  if (resolved && resolved.readers.length > 0) record.readers = resolved.readers;
-  if (resolved && resolved.refs.length > 0) record.refs = resolved.refs;
+  set('readers', list(resolved?.readers));
+  set('refs', list(resolved?.refs));
   set('route', route);
   set('template', template);
-  if (title) record.title = toJson(title);
-  if (resolved) record.tools = resolved.tools;
+  set('title', field('title'));
+  set('tools', resolved?.tools);
   record.visibility = visibility?.kind === 'scalar' && typeof visibility.value === 'string' ? visibility.value : exported ? 'public' : 'private';
   return record;
 }
