@@ -2,6 +2,7 @@
 // adapter authors"). A seam for berrypack's own packages: it may change in any release.
 export {
   createBuildMemo,
+  createBuildSlot,
   findPackageManifest,
   isBerryImport,
   isBerryManifest,
@@ -11,6 +12,7 @@ export {
   renderRoutineModule,
   routineForFile,
   type BuildMemo,
+  type BuildSlot,
   type ModuleOptions,
 } from './package/importer-module.js';
 export {

@@ -4,7 +4,7 @@ import type * as CompilerApi from '@berrypack/compiler';
 import type { BundleFile, Diagnostic, PackageSummary, PluginOptions as Options } from '@berrypack/compiler';
 import {
   type BuildMemo,
-  createBuildMemo,
+  createBuildSlot,
   handOverBundle,
   isBerryImport,
   manifestForImport,
@@ -27,7 +27,7 @@ const CANDIDATE = /(?:^|[\\/])plugin\.json(?:\?berrypack)?$|\.md(?:\?berrypack)?
 const OURS = /\?berrypack$/;
 
 type ResolveOptions = Parameters<PluginContext['resolve']>[2];
-type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configureServer' | 'hotUpdate'>;
+type Hooks = Plugin & Pick<VitePlugin, 'enforce' | 'configResolved' | 'configureServer' | 'hotUpdate'>;
 
 /**
  * The plugin object, typed without Rollup's or Vite's types (both optional peers, so either may
@@ -47,15 +47,17 @@ export function berrypack(options?: Options): BerrypackPlugin {
   const settings = resolvePluginOptions(options);
   const filtering = idFilter(settings.include, settings.exclude);
   const filter = async (id: string) => (typeof filtering === 'function' ? filtering : await filtering)(id);
-  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed.
-  // Its main entry (about 150 modules) is imported here and awaited by the first hook that
-  // needs it, so it loads while the host sets up (Vite resolves its config, rolldown starts its
-  // threads) instead of before the host is even imported. Until it has loaded there is nothing
-  // for `clear` to forget.
-  let builds: BuildMemo | undefined;
-  const loading = import('@berrypack/compiler').then((api) => ({ api, builds: (builds = createBuildMemo(api.createCompiler(settings.compiler))) }));
+  // The compiler's main entry (about 150 modules) is imported here and awaited by the first hook
+  // that needs it, so it loads while the host sets up (Vite resolves its config, rolldown starts
+  // its threads) instead of before the host is even imported. The compiler itself is chosen when
+  // a build starts (createBuildSlot): one for a watch session's life, so a rebuild redoes only
+  // the files that changed, and a one-shot compiler for a build that is not watched.
+  const loading = import('@berrypack/compiler');
   // A failed import is reported by the hooks that await it.
   loading.catch(() => undefined);
+  const slot = createBuildSlot(settings.compiler);
+  // Vite's dev server (`serve`) rebuilds modules on request: never one-shot.
+  let serving = false;
   // Per build, like `builds`, so a package imported by several modules is emitted once.
   const emitted = new Map<string, string>();
   /** Per build: manifest -> the file name and length of the bundle emitted for it. */
@@ -142,7 +144,8 @@ export function berrypack(options?: Options): BerrypackPlugin {
     buildStart() {
       // In watch mode every change to what the builds registered comes through `watchChange`
       // (the dev server loads modules on its own schedule: there the compiler checks each file).
-      builds?.clear(this.meta.watchMode && !dev ? changes : undefined);
+      const watching = this.meta.watchMode || serving || dev !== undefined;
+      slot.start(watching, this.meta.watchMode && !dev ? changes : undefined);
       changes = new Set();
       emitted.clear();
       bundles.clear();
@@ -170,7 +173,8 @@ export function berrypack(options?: Options): BerrypackPlugin {
         if (!OURS.test(id)) return null;
         const file = id.slice(0, -SUFFIX.length);
         if (!(await filter(file))) return null;
-        const { api, builds } = await loading;
+        const api = await loading;
+        const builds = slot.memo(api.createCompiler);
         const manifest = manifestForImport(file, nodeHost);
         if (!manifest) {
           return this.error({
@@ -209,9 +213,13 @@ export function berrypack(options?: Options): BerrypackPlugin {
     watchChange(file) {
       changes.add(file);
       // A build starts with `buildStart`; the dev server has no next build, so it forgets here.
-      if (dev) builds?.clear();
+      if (dev) slot.start(true);
       // A build reloads every module by itself; the dev server only reloads what it is told.
       dev?.invalidate(file);
+    },
+
+    configResolved(config) {
+      serving = config.command === 'serve';
     },
 
     // Vite awaits this hook; the dev server's module (and its `@rollup/pluginutils`) is not needed by a build.

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { BuildResult, BundleFile, Diagnostic, PluginOptions as Options } from '@berrypack/compiler';
 import {
-  createBuildMemo,
+  createBuildSlot,
   filterWithoutPatterns,
   isBerryImport,
   manifestForImport,
@@ -10,7 +10,6 @@ import {
   readNormalized,
   renderImportModule,
   resolvePluginOptions,
-  type BuildMemo,
 } from '@berrypack/compiler/internal-adapter';
 import type * as PluginUtils from '@rollup/pluginutils';
 import { createAssetSources } from './asset-sources.js';
@@ -55,10 +54,9 @@ export function berrypack(options?: Options): WebpackPlugin {
   const filter =
     filterWithoutPatterns(settings.include, settings.exclude) ??
     (createRequire(import.meta.url)('@rollup/pluginutils') as typeof PluginUtils).createFilter(settings.include, settings.exclude);
-  // One compiler for the plugin's life: a watch rebuild redoes only the files that changed. Its
-  // main entry is imported here and awaited by the first build, so it loads while the host
-  // starts (Rspack's native side) instead of before the host is even imported.
-  const loading = import('@berrypack/compiler').then((api) => api.createCompiler(settings.compiler));
+  // The compiler's main entry is imported here and awaited by the first build, so it loads while
+  // the host starts (Rspack's native side) instead of before the host is even imported.
+  const loading = import('@berrypack/compiler');
   // A failed import is reported by the build that awaits it.
   loading.catch(() => undefined);
   const fatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
@@ -76,9 +74,10 @@ export function berrypack(options?: Options): WebpackPlugin {
     name: NAME,
     apply(host) {
       const instance = `${process.pid}:${++applied}`;
-      // Per compilation, so a package imported by several modules is compiled and reported once.
-      // Made by the first build, once the compiler has loaded: before it there is nothing to clear.
-      let builds: BuildMemo | undefined;
+      // The compiler is chosen as each compilation starts: one for a watch session's life, so a
+      // rebuild redoes only the files that changed, and a one-shot compiler for `run`. Its memo
+      // is per compilation, so a package imported by several modules is compiled and reported once.
+      const slot = createBuildSlot(settings.compiler);
       const known = createKnownFiles();
       const sources = createAssetSources(host);
       const handOver = createHandOver(host);
@@ -86,9 +85,8 @@ export function berrypack(options?: Options): WebpackPlugin {
 
       async function build(manifest: string): Promise<BuildResult> {
         try {
-          // Awaited before `builds` is read: two modules of one package building at once share one memo.
-          const compiler = await loading;
-          const memo = (builds ??= createBuildMemo(compiler));
+          // Awaited before the memo is taken: two modules of one package building at once share one.
+          const memo = slot.memo((await loading).createCompiler);
           await memo.prepare(manifest);
           return memo.build(manifest).result;
         } catch (error) {
@@ -155,7 +153,7 @@ export function berrypack(options?: Options): WebpackPlugin {
         // A watch run after the first knows what changed: the compiler then checks only those files.
         const { modifiedFiles, removedFiles } = host;
         const changed = modifiedFiles === undefined ? undefined : [...modifiedFiles, ...(removedFiles ?? [])];
-        builds?.clear(changed);
+        slot.start(host.watchMode === true, changed);
         known.forget(changed);
         /** Bundle file name -> the bundle and the manifest it is built from. */
         const bundles = new Map<string, { bundle: BundleFile; manifest: string }>();

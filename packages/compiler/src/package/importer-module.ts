@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompilerHost } from '../host.js';
-import type { BuildResult, Compiler, PackageSummary } from './types.js';
+import type { BuildResult, Compiler, CompilerOptions, PackageSummary } from './types.js';
 
 const BERRY_EXTENSION = 'ai.strawberry.berry';
 
@@ -211,6 +211,37 @@ export function createBuildMemo(compiler: Compiler, reported?: () => Iterable<st
       builds.clear();
       warmed.clear();
       report(changed);
+    },
+  };
+}
+
+/**
+ * An adapter's compiler, chosen when each host build starts. The builds of a watching host share
+ * one compiler, so a rebuild redoes only what changed; any other build gets a fresh one-shot
+ * compiler (`CompilerOptions.oneShot`: nothing kept for a rebuild), as the CLI's `build` without
+ * `--watch` does. A plugin object reused for a later build is still correct either way: a
+ * one-shot build starts from nothing, and a watching build after it from a normal compiler.
+ */
+export interface BuildSlot {
+  /** A host build starts; `changed` as `BuildMemo.clear`'s, for a watching host's rebuild. */
+  start(watching: boolean, changed?: Iterable<string>): void;
+  /** The current build's memo, made on first use (before any `start`: a watching one, the safe default). */
+  memo(create: (options: CompilerOptions) => Compiler): BuildMemo;
+}
+
+export function createBuildSlot(options: CompilerOptions, reported?: () => Iterable<string> | undefined): BuildSlot {
+  let watching = true;
+  let kept: BuildMemo | undefined;
+  let once: BuildMemo | undefined;
+  return {
+    start(watchingNow, changed) {
+      watching = watchingNow;
+      once = undefined;
+      kept?.clear(changed);
+    },
+    memo(create) {
+      if (watching) return (kept ??= createBuildMemo(create(options), reported));
+      return (once ??= createBuildMemo(create({ ...options, oneShot: true }), reported));
     },
   };
 }
