@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createCompiler, type CompilerOptions } from '@berrypack/compiler';
-import { createBuildSlot } from '@berrypack/compiler/internal-adapter';
+import { createBuildSlot, createCompilers } from '@berrypack/compiler/internal-adapter';
 import { rollup, watch as rollupWatch, type RollupLog } from 'rollup';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import rollupPlugin from '../packages/rollup/src/index.js';
@@ -44,12 +44,13 @@ describe('createBuildSlot', () => {
   });
   afterEach(() => cleanup(dir));
 
-  it('a build the host does not watch gets a fresh one-shot compiler; a watching host’s builds share one normal compiler', () => {
+  it('a build the host does not watch runs on the one-shot compiler, a watching host’s builds on the normal one; both are kept and shared', () => {
     const notebook = path.join(copyFixture('notebook', dir), 'plugin.json');
     const made: CompilerOptions[] = [];
     const create = (options: CompilerOptions) => (made.push(options), createCompiler(options));
-    const slot = createBuildSlot({ store: path.join(dir, 'store') });
-    // Before any start (a host that loads modules without one): a normal compiler.
+    const compilers = createCompilers({ store: path.join(dir, 'store') });
+    const slot = createBuildSlot(compilers);
+    // Before any start (a host that loads modules without one): the normal compiler.
     const early = slot.memo(create);
     expect(made).toEqual([{ store: path.join(dir, 'store') }]);
 
@@ -57,24 +58,30 @@ describe('createBuildSlot', () => {
     const once = slot.memo(create);
     expect(slot.memo(create)).toBe(once);
     expect(made[1]).toEqual({ store: path.join(dir, 'store'), oneShot: true });
-    const oneShot = once.build(notebook).result;
+    const oneShot = once.build(notebook);
+    expect(oneShot.first).toBe(true);
+    expect(once.build(notebook).first).toBe(false);
 
+    // The next single build: the same one-shot compiler, its memo cleared (the package compiles again).
     slot.start(false);
-    const again = slot.memo(create);
-    expect(again).not.toBe(once);
-    expect(made).toHaveLength(3);
-    expect(made[2]!.oneShot).toBe(true);
+    expect(slot.memo(create)).toBe(once);
+    expect(once.build(notebook).first).toBe(true);
+    expect(made).toHaveLength(2);
 
     slot.start(true);
     expect(slot.memo(create)).toBe(early);
     const kept = early.build(notebook).result;
     slot.start(true, []);
     expect(slot.memo(create)).toBe(early);
-    expect(made).toHaveLength(3);
+    // Another slot of the same plugin object (webpack's multi-compiler) shares the compilers, not the memos.
+    const other = createBuildSlot(compilers);
+    other.start(false);
+    expect(other.memo(create)).not.toBe(once);
+    expect(made).toHaveLength(2);
 
-    expect(Buffer.from(oneShot.bundle!.bytes).equals(Buffer.from(kept.bundle!.bytes))).toBe(true);
-    expect(oneShot.diagnostics).toEqual(kept.diagnostics);
-    expect(oneShot.summary).toEqual(kept.summary);
+    expect(Buffer.from(oneShot.result.bundle!.bytes).equals(Buffer.from(kept.bundle!.bytes))).toBe(true);
+    expect(oneShot.result.diagnostics).toEqual(kept.diagnostics);
+    expect(oneShot.result.summary).toEqual(kept.summary);
   });
 });
 

@@ -3,6 +3,7 @@
 export {
   createBuildMemo,
   createBuildSlot,
+  createCompilers,
   findPackageManifest,
   isBerryImport,
   isBerryManifest,
@@ -13,6 +14,7 @@ export {
   routineForFile,
   type BuildMemo,
   type BuildSlot,
+  type Compilers,
   type ModuleOptions,
 } from './package/importer-module.js';
 export {

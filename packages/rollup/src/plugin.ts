@@ -5,6 +5,7 @@ import type { BundleFile, Diagnostic, PackageSummary, PluginOptions as Options }
 import {
   type BuildMemo,
   createBuildSlot,
+  createCompilers,
   handOverBundle,
   isBerryImport,
   manifestForImport,
@@ -55,7 +56,7 @@ export function berrypack(options?: Options): BerrypackPlugin {
   const loading = import('@berrypack/compiler');
   // A failed import is reported by the hooks that await it.
   loading.catch(() => undefined);
-  const slot = createBuildSlot(settings.compiler);
+  const slot = createBuildSlot(createCompilers(settings.compiler));
   // Vite's dev server (`serve`) rebuilds modules on request: never one-shot.
   let serving = false;
   // Per build, like `builds`, so a package imported by several modules is emitted once.

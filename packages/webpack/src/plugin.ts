@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuildResult, BundleFile, Diagnostic, PluginOptions as Options } from '@berrypack/compiler';
 import {
   createBuildSlot,
+  createCompilers,
   filterWithoutPatterns,
   isBerryImport,
   manifestForImport,
@@ -57,6 +58,8 @@ export function berrypack(options?: Options): WebpackPlugin {
   // The compiler's main entry is imported here and awaited by the first build, so it loads while
   // the host starts (Rspack's native side) instead of before the host is even imported.
   const loading = import('@berrypack/compiler');
+  // One compiler for the watch sessions and one for single runs, whichever compilers of the host this plugin object is applied to.
+  const compilers = createCompilers(settings.compiler);
   // A failed import is reported by the build that awaits it.
   loading.catch(() => undefined);
   const fatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
@@ -77,7 +80,7 @@ export function berrypack(options?: Options): WebpackPlugin {
       // The compiler is chosen as each compilation starts: one for a watch session's life, so a
       // rebuild redoes only the files that changed, and a one-shot compiler for `run`. Its memo
       // is per compilation, so a package imported by several modules is compiled and reported once.
-      const slot = createBuildSlot(settings.compiler);
+      const slot = createBuildSlot(compilers);
       const known = createKnownFiles();
       const sources = createAssetSources(host);
       const handOver = createHandOver(host);

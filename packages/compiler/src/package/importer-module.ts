@@ -216,12 +216,23 @@ export function createBuildMemo(compiler: Compiler, reported?: () => Iterable<st
 }
 
 /**
- * An adapter's compiler, chosen when each host build starts. The builds of a watching host share
- * one compiler, so a rebuild redoes only what changed; any other build gets a fresh one-shot
- * compiler (`CompilerOptions.oneShot`: nothing kept for a rebuild), as the CLI's `build` without
- * `--watch` does. A plugin object reused for a later build is still correct either way: a
- * one-shot build starts from nothing, and a watching build after it from a normal compiler.
+ * An adapter's compilers, one for builds the host watches and one for builds it does not, each
+ * made on first use and kept for the plugin object's life. The watching builds' compiler keeps
+ * what a rebuild compares with, so a rebuild redoes only what changed. The other is one-shot
+ * (`CompilerOptions.oneShot`, as the CLI's `build` without `--watch`): it keeps nothing for a
+ * rebuild, and a later build of it (a second `rollup()`, Vite's next environment, another
+ * webpack configuration with the same plugin object) is still correct, reusing only the results
+ * of files whose bytes it finds unchanged.
  */
+export type Compilers = (create: (options: CompilerOptions) => Compiler, watching: boolean) => Compiler;
+
+export function createCompilers(options: CompilerOptions): Compilers {
+  let kept: Compiler | undefined;
+  let once: Compiler | undefined;
+  return (create, watching) => (watching ? (kept ??= create(options)) : (once ??= create({ ...options, oneShot: true })));
+}
+
+/** The memo of an adapter's current host build, on the compiler for whether the host watches. */
 export interface BuildSlot {
   /** A host build starts; `changed` as `BuildMemo.clear`'s, for a watching host's rebuild. */
   start(watching: boolean, changed?: Iterable<string>): void;
@@ -229,19 +240,21 @@ export interface BuildSlot {
   memo(create: (options: CompilerOptions) => Compiler): BuildMemo;
 }
 
-export function createBuildSlot(options: CompilerOptions, reported?: () => Iterable<string> | undefined): BuildSlot {
+/** `compilers`: shared by the slots of one plugin object (webpack applies it to each compiler of a multi-compiler). */
+export function createBuildSlot(compilers: Compilers, reported?: () => Iterable<string> | undefined): BuildSlot {
   let watching = true;
-  let kept: BuildMemo | undefined;
-  let once: BuildMemo | undefined;
+  const memos = new Map<boolean, BuildMemo>();
   return {
     start(watchingNow, changed) {
       watching = watchingNow;
-      once = undefined;
-      kept?.clear(changed);
+      // The watching memo forgets what it was told changed when a build it does not see came between.
+      memos.get(true)?.clear(watching ? changed : undefined);
+      if (!watching) memos.get(false)?.clear();
     },
     memo(create) {
-      if (watching) return (kept ??= createBuildMemo(create(options), reported));
-      return (once ??= createBuildMemo(create({ ...options, oneShot: true }), reported));
+      let memo = memos.get(watching);
+      if (memo === undefined) memos.set(watching, (memo = createBuildMemo(compilers(create, watching), reported)));
+      return memo;
     },
   };
 }
