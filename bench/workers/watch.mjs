@@ -6,7 +6,10 @@
 //       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
 //       package's files and directories, bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's
 //       floor that also emits an asset of the bundle's size under a new name each build (what
-//       rolldown itself spends on an asset that large).
+//       rolldown itself spends on an asset that large); webpack-floor-asset | rspack-floor-asset: the
+//       same for webpack's and Rspack's floor, the asset in the bundle's parts (a ConcatSource of
+//       RawSources, as the plugin emits it for Rspack); webpack-watch-noemit | rspack-watch-noemit:
+//       the plugin with `emit: false` (no bundle asset; each rebuild is checked by its end only).
 // For the plugins (rollup-watch, vite-watch, webpack-watch, rspack-watch, esbuild-plugin) `extra` also holds, per edit, the
 // time in the plugin's own hooks (`hookMs`) and a rebuild of the same edit by a second compiler
 // in the same process right after (`compilerMs`, given the edited file as the plugin's watcher
@@ -36,6 +39,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const [host, kindOfRun] = mode.split('-');
 const floor = kindOfRun === 'floor';
 const withAsset = mode.endsWith('-asset');
+const noEmit = mode.endsWith('-noemit');
 let counter = 0;
 
 /** A real change: a new sentence in the routine body, or a new exported constant in the module. */
@@ -195,7 +199,7 @@ async function watchLoop(watcher, settleMs) {
       faultSamples[kind].push(process.resourceUsage().minorPageFault - faults);
       hookSamples[kind].push(hookMs);
       if (outcome instanceof Error) throw outcome;
-      if (!floor && [...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
+      if (!floor && !noEmit && [...bundleNames()].every((f) => before.has(f))) throw new Error(`the ${kind} edit wrote no new bundle`);
       await shadowRebuild(kind, true);
       await sleep(settleMs);
     }
@@ -211,6 +215,26 @@ function assetOfBundleSize(bundle) {
     buildStart() {
       build += 1;
       this.emitFile({ type: 'asset', fileName: `floor-asset.${build}.json`, source: bytes });
+    },
+  };
+}
+
+/** webpack's or Rspack's floor, also emitting the bundle's parts as a new asset each build (as an edit renames the bundle). */
+function webpackAssetOfBundleSize(base, bundle) {
+  const parts = (bundle.parts ?? [bundle.bytes]).map((part) => Buffer.alloc(part.byteLength, 0x20));
+  let build = 0;
+  return {
+    name: 'floor-asset',
+    apply(compiler) {
+      base.apply(compiler);
+      const { RawSource, ConcatSource } = compiler.webpack.sources;
+      const stage = compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL;
+      compiler.hooks.thisCompilation.tap('floor-asset', (compilation) =>
+        compilation.hooks.processAssets.tap({ name: 'floor-asset', stage }, () => {
+          build += 1;
+          compilation.emitAsset(`floor-asset.${build}.json`, new ConcatSource(...parts.map((part) => new RawSource(part))));
+        }),
+      );
     },
   };
 }
@@ -311,8 +335,10 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   await watcher.close();
 } else if (host === 'webpack' || host === 'rspack') {
   const create = await hostCompiler(host);
-  const plugins = [floor ? webpackFloor(paths) : timeWebpackHooks((await plugin('webpack'))())];
+  const floorPlugin = floor && withAsset ? webpackAssetOfBundleSize(webpackFloor(paths), (await startShadow()).bundle) : webpackFloor(paths);
+  const plugins = [floor ? floorPlugin : timeWebpackHooks((await plugin('webpack'))(noEmit ? { emit: false } : {}))];
   if (!floor) await startShadow();
+  shadow = floor ? undefined : shadow;
   const compiler = create(webpackConfig(entry, outDir, plugins, 'development'));
   const builds = buildTracker();
   compiler.hooks.watchRun.tap('bench', () => builds.started());
