@@ -397,6 +397,34 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
     }
   });
 
+  it('registers the files the compiler found missing as missing dependencies, the others as file dependencies', { timeout: 120_000 }, async () => {
+    const notebook = copyFixture('notebook', dir);
+    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+    const rank = path.join(notebook, 'routines/search/rank.md');
+    writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
+    const extra = path.join(notebook, 'routines/lib/extra.js');
+    const result = createCompiler().build(path.join(notebook, 'plugin.json'));
+    expect(result.missing).toContain(extra);
+    expect(result.missing!.every((file) => result.files.includes(file) && nodeHost.stat(file) === undefined)).toBe(true);
+    expect(result.files.filter((file) => !result.missing!.includes(file)).every((file) => nodeHost.stat(file) !== undefined)).toBe(true);
+    const compiler = host.create(nodeConfig(dir, [berrypack()])) as unknown as {
+      hooks: { afterCompile: { tap(name: string, fn: (c: { fileDependencies: Iterable<string>; missingDependencies: Iterable<string> }) => void): void } };
+      run(cb: (error: Error | null) => void): void;
+      close(cb: () => void): void;
+    };
+    let files: string[] = [];
+    let missing: string[] = [];
+    compiler.hooks.afterCompile.tap('test', (compilation) => {
+      files = [...compilation.fileDependencies];
+      missing = [...compilation.missingDependencies];
+    });
+    await new Promise<void>((resolve, reject) => compiler.run((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve) => compiler.close(() => resolve()));
+    expect(missing).toContain(extra);
+    expect(files).not.toContain(extra);
+    expect(files).toEqual(expect.arrayContaining([rank, path.join(notebook, 'plugin.json')]));
+  });
+
   it('a watch rebuild checks only the files the watcher reported changed (modifiedFiles)', { timeout: 120_000 }, async () => {
     const notebook = copyFixture('notebook', dir);
     writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });

@@ -157,6 +157,18 @@ export class TrackingHost implements CompilerHost {
     return real;
   }
 
+  /** Those of `files` this build found missing: stat found nothing, or a read failed for want of the file. */
+  missing(): string[] {
+    const missing: string[] = [];
+    for (const path of this.files) {
+      const read = this.#reads.get(path);
+      if (read instanceof Uint8Array || this.#stats.get(path) !== undefined) continue;
+      const code = (read?.error as NodeJS.ErrnoException | undefined)?.code;
+      if (read === undefined || code === 'ENOENT' || code === 'ENOTDIR') missing.push(path);
+    }
+    return missing.sort();
+  }
+
   dirStamp(path: string): { stamp: string; changedAt: number } | undefined {
     // Checking a directory's stamp stands for listing it: a watcher must still see it.
     this.directories.add(path);

@@ -16,7 +16,6 @@ import type * as PluginUtils from '@rollup/pluginutils';
 import { createAssetSources } from './asset-sources.js';
 import { createHandOver } from './hand-over.js';
 import type { HostCompilation, HostCompiler, HostLoaderContext } from './host.js';
-import { createKnownFiles } from './known-files.js';
 import { displayPath, toWebpackError } from './to-webpack-error.js';
 
 const NAME = 'berrypack';
@@ -81,7 +80,6 @@ export function berrypack(options?: Options): WebpackPlugin {
       // rebuild redoes only the files that changed, and a one-shot compiler for `run`. Its memo
       // is per compilation, so a package imported by several modules is compiled and reported once.
       const slot = createBuildSlot(compilers);
-      const known = createKnownFiles();
       const sources = createAssetSources(host);
       const handOver = createHandOver(host);
       const context = host.options.context ?? process.cwd();
@@ -113,9 +111,11 @@ export function berrypack(options?: Options): WebpackPlugin {
           // still watches what the module registers below.
           if (host.options.cache === false) loader.cacheable(false);
           // Before any error: the host watches what a failed module registered, so a fix recovers.
+          // The compiler says which of the files it asked about were missing (no stat of each here).
+          const missing = new Set(result.missing ?? result.files.filter((read) => nodeHost.stat(read) === undefined));
           for (const read of new Set([...result.files, file])) {
-            if (known.exists(read)) loader.addDependency(read);
-            else loader.addMissingDependency(read);
+            if (missing.has(read)) loader.addMissingDependency(read);
+            else loader.addDependency(read);
           }
           for (const directory of result.directories) loader.addContextDependency(directory);
           const failed = result.diagnostics.filter(fatal).length;
@@ -157,7 +157,6 @@ export function berrypack(options?: Options): WebpackPlugin {
         const { modifiedFiles, removedFiles } = host;
         const changed = modifiedFiles === undefined ? undefined : [...modifiedFiles, ...(removedFiles ?? [])];
         slot.start(host.watchMode === true, changed);
-        known.forget(changed);
         /** Bundle file name -> the bundle and the manifest it is built from. */
         const bundles = new Map<string, { bundle: BundleFile; manifest: string }>();
         // Every module of ours, built now or kept from the host's cache, reports its package's diagnostics.

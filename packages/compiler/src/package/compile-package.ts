@@ -241,6 +241,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         summary: ok ? built.result?.summary : undefined,
         files: [...host.files].sort(),
         directories: [...host.directories].sort(),
+        missing: host.missing(),
       };
     },
     get stats() {

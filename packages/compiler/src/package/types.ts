@@ -63,6 +63,8 @@ export interface BuildResult {
   /** Every file and directory the build read or probed: watch these to rebuild on any change. */
   files: string[];
   directories: string[];
+  /** Those of `files` that did not exist when the build asked (a bundler watches them as missing files); sorted. */
+  missing?: string[];
 }
 
 export interface CompilerStats {
