@@ -39,6 +39,15 @@ function plain(message: string): string {
   return message.replace(/^ {2}[×⚠│] ?/gmu, '');
 }
 
+/** The notebook, imported by main.js, with search/rank.md importing a module that does not exist (lib/extra.js). */
+function probingMissing(dir: string): { notebook: string; rank: string; extra: string } {
+  const notebook = copyFixture('notebook', dir);
+  writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
+  const rank = path.join(notebook, 'routines/search/rank.md');
+  writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
+  return { notebook, rank, extra: path.join(notebook, 'routines/lib/extra.js') };
+}
+
 /** Every file under `dir`, relative, sorted. */
 function listing(dir: string): string[] {
   return existsSync(dir)
@@ -378,11 +387,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   });
 
   it('rebuilds in watch mode when a missing module an import probed is created', { timeout: 120_000 }, async () => {
-    const notebook = copyFixture('notebook', dir);
-    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
-    const rank = path.join(notebook, 'routines/search/rank.md');
-    writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
-    const extra = path.join(notebook, 'routines/lib/extra.js');
+    const { notebook, extra } = probingMissing(dir);
     const session = watch(host, nodeConfig(dir, [berrypack()], { mode: 'development' }));
     try {
       const broken = await session.first();
@@ -398,11 +403,7 @@ describe.each(HOSTS)('@berrypack/webpack in $name', (host) => {
   });
 
   it('registers the files the compiler found missing as missing dependencies, the others as file dependencies', { timeout: 120_000 }, async () => {
-    const notebook = copyFixture('notebook', dir);
-    writeFiles(dir, { 'main.js': "export { default } from './notebook/plugin.json';\n" });
-    const rank = path.join(notebook, 'routines/search/rank.md');
-    writeFileSync(rank, readFileSync(rank, 'utf8').replace("'../lib/score.js'", "'../lib/extra.js'"));
-    const extra = path.join(notebook, 'routines/lib/extra.js');
+    const { notebook, rank, extra } = probingMissing(dir);
     const result = createCompiler().build(path.join(notebook, 'plugin.json'));
     expect(result.missing).toContain(extra);
     expect(result.missing!.every((file) => result.files.includes(file) && nodeHost.stat(file) === undefined)).toBe(true);
