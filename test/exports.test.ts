@@ -36,6 +36,8 @@ describe('public exports', () => {
       'LineIndex',
       'codeFrame',
       'createBuildMemo',
+      'createBuildSlot',
+      'createCompilers',
       'filterWithoutPatterns',
       'findPackageManifest',
       'handOverBundle',
