@@ -28,8 +28,11 @@ export function createHandOver(host: HostCompiler): HandOver {
   return {
     immutable(compilation, slot, name) {
       const previous = lastBySlot.get(slot);
-      // A watch session only: a single build leaves every older file alone.
-      const handOver = host.watchMode === true && previous !== undefined && previous !== name && writesToNodeFs(host);
+      // A watch session only: a single build leaves every older file alone. Not under Rspack's
+      // `output.clean`, which may remove the superseded file while this hook renames it (then the
+      // host writes a new file); it removes the superseded bundle itself.
+      const racesClean = host.webpack.rspackVersion !== undefined && Boolean(host.options.output?.clean);
+      const handOver = host.watchMode === true && previous !== undefined && previous !== name && writesToNodeFs(host) && !racesClean;
       let plan = planned.get(compilation);
       if (!plan) planned.set(compilation, (plan = new Map()));
       plan.set(slot, { name, handOver });

@@ -5,7 +5,7 @@
  */
 export interface HostCompiler {
   /** `cache` is `false` (production's default) or the cache's options once the host applied its defaults. */
-  options: { context?: string | undefined; cache?: unknown; module: { rules: unknown[] } };
+  options: { context?: string | undefined; cache?: unknown; module: { rules: unknown[] }; output?: { clean?: unknown } };
   /** Set by watch runs after the first: what the watcher saw change since the previous run. */
   modifiedFiles?: ReadonlySet<string> | undefined;
   removedFiles?: ReadonlySet<string> | undefined;
