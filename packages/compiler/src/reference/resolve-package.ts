@@ -6,7 +6,8 @@ import { IncludeExpander, type Expansion, type TemplateSegment } from '../body/e
 import { inputMayBeMissing } from '../body/template-path.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { namespaceOf } from '../routine/names.js';
-import { entry } from '../source/yaml-tree.js';
+import { inputNode } from '../routine/routine-facts.js';
+import type { YNode } from '../source/yaml-tree.js';
 import { KeptOrders, sameItems, sortedByKey } from '../package/cache/kept-order.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
 import { resolvePublic } from './resolve-entries.js';
@@ -68,7 +69,7 @@ interface Unit {
   ui: boolean;
   expansion: Expansion | undefined;
   selection: unknown;
-  calls: string[];
+  calls: readonly string[];
   diagnostics: Diagnostic[];
 }
 
@@ -418,10 +419,12 @@ function pushAll<T>(to: T[], items: readonly T[] | undefined): void {
 
 /** TPL-3 decision: warn where a `$.input…` template may be missing on some invocation of `routine`. */
 function checkInputTemplates(routine: RoutineSource & { name: string }, expansion: Expansion, warned: Set<string>): void {
-  const input = entry(routine.frontmatter, 'input')?.value;
+  let input: YNode | undefined | null = null;
   for (const use of expansion.paths) {
     const root = use.path.segments[0];
     if (root?.kind !== 'name' || root.name !== 'input') continue;
+    // Made once, for the first template that reads the input (from the facts, a tree that dies young).
+    if (input === null) input = inputNode(routine);
     const reason = inputMayBeMissing(use.path, input);
     if (reason === undefined) continue;
     const key = `${use.site.reporter.file}\n${use.site.span.start}\n${routine.name}`;
