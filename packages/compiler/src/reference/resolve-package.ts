@@ -109,12 +109,19 @@ export class ResolutionMemo {
   resolved = 0;
   reused = 0;
 
+  /**
+   * `keepStates: false` (a one-shot compiler): no state is kept for a later build, which then
+   * resolves the whole package again. So the analyzed bodies, expansions and units die when
+   * resolution returns, before assembly's collections would copy them.
+   */
+  constructor(private readonly keepStates = true) {}
+
   state(file: string): State | undefined {
     return this.#states.get(file);
   }
 
   keep(file: string, state: State): void {
-    this.#states.set(file, state);
+    if (this.keepStates) this.#states.set(file, state);
   }
 
   /** What other routines can observe of a routine: its kind, file and frontmatter, and the whole text of instructions. */
@@ -317,7 +324,8 @@ function resolveUnit(ctx: ResolveContext, state: State, unit: Unit): Unit {
     const expansion = routine.kind === 'code' ? undefined : state.expander.expand(routine.name);
     const resolved: ResolvedRoutine = {
       name: routine.name,
-      tools: fm.tools,
+      // At its exact length: a list grown by `push` keeps 17 slots, and this one lives to assembly.
+      tools: fm.tools.slice(),
       refs: sortTargets(fm.refs),
       includes: expansion?.includes ?? [],
       dependencies: expansion?.dependencies ?? [],
