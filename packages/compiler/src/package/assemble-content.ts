@@ -305,13 +305,16 @@ function routineText(routine: RoutineSource, record: Record<string, unknown>): s
       const text = COPIED_FIELDS.has(key) ? copiedText(routine, key) : valueText(canonicalValue(record[key]));
       if (text === undefined) return canonicalJson(record);
       // What JSON.stringify writes for the whole object: each value's text is checked for lone surrogates on its own.
-      parts.push(JSON.stringify(key) + ':' + text);
+      parts.push((parts.length === 0 ? '{"' : '"') + key + '":' + text);
     }
   } catch {
     // Again whole, for the error's path from the record.
     return canonicalJson(record);
   }
-  return '{' + parts.join(',') + '}';
+  if (parts.length === 0) return '{}';
+  // The braces inside the first and last parts: `join` then makes the one flat string the entry is encoded from.
+  parts[parts.length - 1] += '}';
+  return parts.join(',');
 }
 
 function copiedText(routine: RoutineSource, key: string): string | undefined {

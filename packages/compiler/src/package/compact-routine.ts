@@ -11,7 +11,7 @@ import { entry, MapNode, toJson, type YEntry } from '../source/yaml-tree.js';
  * The routine as the package-wide steps need it (`RoutineFacts`, routine-facts.ts): the copied
  * fields' JSON values and canonical texts made now, while the tree is young, and a frontmatter
  * of only the entries resolution reports on (`tools`, `next`, `configure`, `route`, `compaction`,
- * and an `input` or `output` that holds a `!ref`, REF-4). For a source without errors only: one
+ * and an `input` or `output` that holds a `!ref`, REF-4, or a key `toJson` cannot set). For a source without errors only: one
  * with errors keeps its whole tree, so every diagnostic is made from what was written.
  */
 export function compactRoutine(routine: RoutineSource): RoutineSource {
@@ -26,7 +26,9 @@ export function compactRoutine(routine: RoutineSource): RoutineSource {
     const sorted = sortedJson(e.value);
     const key = e.keySpan;
     copied.push({ key: e.key, keyStart: key.start, keyEnd: key.end, plain: toJson(e.value), wire: sorted === NOT_SORTABLE ? undefined : trustedJson(sorted) });
-    if ((e.key === 'input' || e.key === 'output') && e.value.kind === 'map' && refsIn(e.value).length > 0) kept.push(e);
+    // A schema keeps its tree where its JSON value would not read the same (TPL-3's input check):
+    // a `!ref`, which resolution also reports on, or a key toJson cannot set (NOT_SORTABLE: `__proto__`).
+    if ((e.key === 'input' || e.key === 'output') && e.value.kind === 'map' && (sorted === NOT_SORTABLE || refsIn(e.value).length > 0)) kept.push(e);
   }
   const select = mapAt(mapAt(fm, 'model'), 'select');
   const operation = select && entry(select, 'operation')?.value;

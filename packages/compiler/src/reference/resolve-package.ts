@@ -3,11 +3,11 @@ import type { LineIndex } from '../diagnostics/line-index.js';
 import { captureReports, Reporter, type Span } from '../diagnostics/reporter.js';
 import { analyzeBody, type AnalyzedBody } from '../body/analyze-body.js';
 import { IncludeExpander, type Expansion, type TemplateSegment } from '../body/expand-includes.js';
-import { inputMayBeMissing } from '../body/template-path.js';
+import { inputMayBeMissing, inputMayBeMissingJson } from '../body/template-path.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { namespaceOf } from '../routine/names.js';
-import { inputNode } from '../routine/routine-facts.js';
-import type { YNode } from '../source/yaml-tree.js';
+import { fieldJson } from '../routine/routine-facts.js';
+import { entry } from '../source/yaml-tree.js';
 import { KeptOrders, sameItems, sortedByKey } from '../package/cache/kept-order.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
 import { resolvePublic } from './resolve-entries.js';
@@ -427,13 +427,13 @@ function pushAll<T>(to: T[], items: readonly T[] | undefined): void {
 
 /** TPL-3 decision: warn where a `$.input…` template may be missing on some invocation of `routine`. */
 function checkInputTemplates(routine: RoutineSource & { name: string }, expansion: Expansion, warned: Set<string>): void {
-  let input: YNode | undefined | null = null;
+  // A routine's facts hold `input` as JSON unless its tree was kept (routine-facts.ts).
+  const written = entry(routine.frontmatter, 'input')?.value;
+  const json = written === undefined && routine.facts !== undefined;
   for (const use of expansion.paths) {
     const root = use.path.segments[0];
     if (root?.kind !== 'name' || root.name !== 'input') continue;
-    // Made once, for the first template that reads the input (from the facts, a tree that dies young).
-    if (input === null) input = inputNode(routine);
-    const reason = inputMayBeMissing(use.path, input);
+    const reason = json ? inputMayBeMissingJson(use.path, fieldJson(routine, 'input')) : inputMayBeMissing(use.path, written);
     if (reason === undefined) continue;
     const key = `${use.site.reporter.file}\n${use.site.span.start}\n${routine.name}`;
     if (warned.has(key)) continue;

@@ -1,6 +1,5 @@
 import type { Span } from '../diagnostics/reporter.js';
-import { entry, toJson, type YEntry, type YMap, type YNode } from '../source/yaml-tree.js';
-import { jsonToNode } from './model-schema-view.js';
+import { entry, toJson, type YEntry, type YMap } from '../source/yaml-tree.js';
 
 /*
  * What the package-wide steps (resolution, the code step, assembly) read of a routine's
@@ -40,7 +39,7 @@ export interface RoutineFacts {
 /** A frontmatter without the copied fields' entries, and the facts the later steps read instead. */
 export interface FactsOwner {
   frontmatter: YMap;
-  /** Present when the copied fields' entries were taken out of `frontmatter` (only an `input` or `output` holding a `!ref` stays). */
+  /** Present when the copied fields' entries were taken out of `frontmatter` (an `input` or `output` stays where its JSON would not read the same: compact-routine.ts). */
   facts?: RoutineFacts;
 }
 
@@ -73,16 +72,4 @@ export function fieldKeySpan(routine: FactsOwner, key: string): Span | undefined
 export function copiedWire(routine: FactsOwner, key: string): { wire: string | undefined } | undefined {
   const f = copied(routine, key);
   return f === undefined ? undefined : { wire: f.wire };
-}
-
-/**
- * The `input` schema as a tree, for the read-only template checks: the written one, or (facts)
- * one made again from its JSON value, which holds no `!ref` (an `input` with one keeps its tree)
- * and no repeated key (only a source without errors gets facts), so it reads the same.
- */
-export function inputNode(routine: FactsOwner): YNode | undefined {
-  const e = entry(routine.frontmatter, 'input');
-  if (e !== undefined) return e.value;
-  const f = copied(routine, 'input');
-  return f === undefined ? undefined : jsonToNode(f.plain, { start: f.keyStart, end: f.keyEnd });
 }
