@@ -1,0 +1,96 @@
+// How `berrypack build` ends (issue #21, round eight, wt-sys): once a build has printed its
+// outcome, the bin calls process.exit instead of letting Node free V8's heap page by page, but
+// only when stdout and stderr hold nothing unwritten. These run the real bin in child processes.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generatePackage } from '../bench/generate.mjs';
+import { BIN } from './support/cli.js';
+import { cleanup, tempDir } from './support/temp.js';
+
+let dir: string;
+let pkg: string;
+let broken: string;
+let preload: string;
+beforeAll(() => {
+  dir = tempDir('berrypack-exit-');
+  pkg = path.join(dir, 'pkg');
+  generatePackage(pkg, 30);
+  // Every routine with an error of its own: enough diagnostics to fill a pipe several times over.
+  broken = path.join(dir, 'broken');
+  const files = generatePackage(broken, 300).filter((f) => f.endsWith('.md'));
+  for (const f of files) {
+    const file = path.join(broken, f);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}- ns\d+\.code\d+$/m, '  - missing.tool'));
+  }
+  // 'beforeExit' is emitted only when the event loop empties by itself, never under process.exit.
+  preload = path.join(dir, 'natural-exit.mjs');
+  writeFileSync(preload, `process.on('beforeExit', () => process.stderr.write('NATURAL-EXIT\\n'));\n`);
+});
+afterAll(() => cleanup(dir));
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', preload, BIN, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 120_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('berrypack build ends through process.exit', () => {
+  it('after a successful build, a failed one and a usage error, with the same exit codes and output', () => {
+    const out = path.join(dir, 'out');
+    const ok = cli(['build', path.join(pkg, 'plugin.json'), '--out-dir', out, '--no-cache']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^built .*\.berry\.json\n {2}id sha256-[0-9a-f]{64}\n$/);
+    expect(ok.stderr).not.toContain('NATURAL-EXIT');
+    expect(readdirSync(out).filter((f) => f.endsWith('.berry.json'))).toHaveLength(1);
+
+    const failed = cli(['build', path.join(broken, 'plugin.json'), '--out-dir', path.join(dir, 'out-broken'), '--no-cache']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/✖ \d+ errors?/);
+    expect(failed.stderr).not.toContain('NATURAL-EXIT');
+
+    const usage = cli(['build']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('expected exactly one MANIFEST');
+    expect(usage.stderr).not.toContain('NATURAL-EXIT');
+  });
+
+  it('leaves every other command to end by itself', () => {
+    const version = cli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stderr).toContain('NATURAL-EXIT');
+  });
+
+  // A reader that starts late: the pipe's buffer (64 KiB on Linux) fills and the rest of the
+  // report waits in the child's stdout. Exiting then would cut it at 65,536 bytes (checked
+  // against a bin that exits unconditionally), so the bin leaves such a process to end by itself.
+  it.skipIf(process.platform === 'win32')('delivers all of a long report to a pipe that is read late', () => {
+    const manifest = path.join(broken, 'plugin.json');
+    const expected = cli(['build', manifest, '--out-dir', path.join(dir, 'out-expected'), '--no-cache', '--json']);
+    expect(expected.code).toBe(1);
+    expect(expected.stdout.length).toBeGreaterThan(96 * 1024);
+    expect((JSON.parse(expected.stdout) as { diagnostics: unknown[] }).diagnostics.length).toBeGreaterThanOrEqual(250);
+    const report = path.join(dir, 'late-report.json');
+    const code = path.join(dir, 'late-code');
+    const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+    const build = [process.execPath, '--import', preload, BIN, 'build', manifest, '--out-dir', path.join(dir, 'out-late'), '--no-cache', '--json']
+      .map(q)
+      .join(' ');
+    const r = spawnSync('sh', ['-c', `{ ${build}; echo $? > ${q(code)}; } | { sleep 1.5; cat > ${q(report)}; }`], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(code, 'utf8').trim()).toBe('1');
+    expect(readFileSync(report, 'utf8')).toBe(expected.stdout);
+    // The output was still waiting when the build finished, so this process ended by itself.
+    expect(r.stderr).toContain('NATURAL-EXIT');
+  });
+});
