@@ -1,5 +1,6 @@
-// How `berrypack build` ends (issue #21, round eight, wt-sys): once a build has printed its
-// outcome, the bin calls process.exit instead of letting Node free V8's heap page by page, but
+// What the bin does to its own process for `berrypack build` (issue #21, round eight, wt-sys):
+// a one-shot build keeps V8's young generation at its initial size, and once a build has printed
+// its outcome the bin calls process.exit instead of letting Node free V8's heap page by page, but
 // only when stdout and stderr hold nothing unwritten. These run the real bin in child processes.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ let dir: string;
 let pkg: string;
 let broken: string;
 let preload: string;
+let newSpace: string;
 beforeAll(() => {
   dir = tempDir('berrypack-exit-');
   pkg = path.join(dir, 'pkg');
@@ -27,11 +29,23 @@ beforeAll(() => {
   // 'beforeExit' is emitted only when the event loop empties by itself, never under process.exit.
   preload = path.join(dir, 'natural-exit.mjs');
   writeFileSync(preload, `process.on('beforeExit', () => process.stderr.write('NATURAL-EXIT\\n'));\n`);
+  // The main thread's young generation (both semi-spaces) as the process ends.
+  newSpace = path.join(dir, 'new-space.mjs');
+  writeFileSync(
+    newSpace,
+    [
+      `import v8 from 'node:v8';`,
+      `import { isMainThread } from 'node:worker_threads';`,
+      `const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;`,
+      `if (isMainThread) process.on('exit', () => process.stderr.write('NEW-SPACE ' + young() + '\\n'));`,
+      '',
+    ].join('\n'),
+  );
 });
 afterAll(() => cleanup(dir));
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', preload, BIN, ...args], {
+function cli(args: string[], imported = preload) {
+  const r = spawnSync(process.execPath, ['--import', imported, BIN, ...args], {
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
@@ -92,5 +106,26 @@ describe('berrypack build ends through process.exit', () => {
     expect(readFileSync(report, 'utf8')).toBe(expected.stdout);
     // The output was still waiting when the build finished, so this process ended by itself.
     expect(r.stderr).toContain('NATURAL-EXIT');
+  });
+});
+
+// Measured on Node 20's V8 only, so the bin leaves other versions alone (and so does this test).
+describe.runIf(process.versions.node.startsWith('20.'))('a one-shot build keeps the young generation small', () => {
+  const youngBytes = (stderr: string) => Number(/NEW-SPACE (\d+)/.exec(stderr)?.[1]);
+
+  it('at its initial 1 MiB semi-spaces, where the same work without the flag grows them', () => {
+    const one = cli(['build', path.join(broken, 'plugin.json'), '--out-dir', path.join(dir, 'out-young'), '--no-cache'], newSpace);
+    expect(one.code).toBe(1);
+    expect(youngBytes(one.stderr)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    // `check` reads and checks the same 300 routines without the flag: V8 grows its semi-spaces.
+    const check = cli(['check', path.join(broken, 'plugin.json')], newSpace);
+    expect(check.code).toBe(1);
+    expect(youngBytes(check.stderr)).toBeGreaterThan(2 * 1024 * 1024);
+  });
+
+  it('but not with --parallel, whose worker thread resets it when it starts', () => {
+    const parallel = cli(['build', path.join(broken, 'plugin.json'), '--out-dir', path.join(dir, 'out-parallel'), '--no-cache', '--parallel'], newSpace);
+    expect(parallel.code).toBe(1);
+    expect(youngBytes(parallel.stderr)).toBeGreaterThan(2 * 1024 * 1024);
   });
 });
