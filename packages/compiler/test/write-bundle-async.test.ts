@@ -46,6 +46,29 @@ describe('BND-1 writeBundleAsync', () => {
     expect(loaded.ok).toBe(true);
   });
 
+  it('writes more blobs than it holds open at once (64 at a time), the same as writeBundle', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => enc(`blob ${i}\n`));
+    const blobs = new Map(many.map((bytes) => [sha256Hex(bytes), bytes] as const));
+    const content = {
+      ...CONTENT,
+      resources: many.map((bytes, i) => ({
+        ...CONTENT.resources[0]!,
+        uri: `ui://m${i}`,
+        path: `assets/m${i}`,
+        digest: `sha256-${sha256Hex(bytes)}`,
+        size: bytes.length,
+      })),
+    };
+    const large = createBundle('example.async', content, blobs);
+    const async = path.join(root, 'many-async');
+    const sync = path.join(root, 'many-sync');
+    const file = await writeBundleAsync(async, large);
+    writeBundle(sync, large);
+    expect(allFiles(async)).toHaveLength(151);
+    expect(tree(async)).toEqual(tree(sync));
+    expect(loadBundleFile(file, { expectedId: large.id }).ok).toBe(true);
+  });
+
   it('writes a bundle in parts and one without blobs', async () => {
     const bare = createBundle('example.bare', { name: 'example.bare', files: [] }, new Map());
     const out = path.join(root, 'bare');

@@ -57,13 +57,17 @@ export function writeBundle(outDir: string, bundle: BundleFile, options: { durab
   return file;
 }
 
+/** How many temporary files writeBundleAsync holds open at once: well under the usual limits on open files (256 on macOS). */
+const OPEN_AT_ONCE = 64;
+
 /**
- * `writeBundle(outDir, bundle)` (durable, nothing taken over) with its waits for the disk run at
- * once: every blob and the bundle are written to their temporary files, all fsynced together on
- * libuv's thread pool, then the blobs renamed and their directory synced, and only then the bundle
- * renamed and its directory synced. So the bundle still never appears before its blobs, and a
- * failure removes the temporary files and rejects, as `writeBundle` throws. One fsync after another
- * cost about 1 ms each on the machine of docs/performance.md, 100 ms for the 100 blobs of N = 10,000.
+ * `writeBundle(outDir, bundle)` (durable, nothing taken over) with its waits for the disk run
+ * together: the bundle and the blobs (up to 64 at a time) are written to their temporary files
+ * and fsynced at once on libuv's thread pool, each batch of blobs then renamed; once every blob
+ * is in place their directory is synced, and only then is the bundle renamed and its directory
+ * synced. So the bundle still never appears before its blobs, and a failure removes the
+ * temporary files and rejects, as `writeBundle` throws. One fsync after another cost about 1 ms
+ * each on the machine of docs/performance.md, 100 ms for the 100 blobs of N = 10,000.
  *
  * @returns the bundle file's absolute path.
  */
@@ -72,16 +76,23 @@ export async function writeBundleAsync(outDir: string, bundle: BundleFile): Prom
   const blobs: Staged[] = [];
   let main: Staged | undefined;
   try {
-    if (blobDir !== undefined) {
-      for (const [hex, bytes] of bundle.blobs) {
-        const staged = stage(path.join(blobDir, hex), [bytes]);
-        if (staged) blobs.push(staged);
-      }
-    }
+    // The bundle's own fsync waits alongside the first batch of blobs.
     main = stage(file, bundle.parts ?? [bundle.bytes]);
-    await Promise.all([...blobs, ...(main ? [main] : [])].map((staged) => fsyncAsync(staged.fd)));
-    while (blobs.length > 0) commit(blobs.shift()!);
-    if (blobDir !== undefined) await syncDirectoryAsync(blobDir);
+    let bundleSync = main ? [main] : [];
+    const pending = [...bundle.blobs];
+    if (blobDir !== undefined) {
+      while (pending.length > 0) {
+        for (const [hex, bytes] of pending.splice(0, OPEN_AT_ONCE)) {
+          const staged = stage(path.join(blobDir, hex), [bytes]);
+          if (staged) blobs.push(staged);
+        }
+        await syncAll([...bundleSync, ...blobs]);
+        bundleSync = [];
+        while (blobs.length > 0) commit(blobs.shift()!);
+      }
+      await syncDirectoryAsync(blobDir);
+    }
+    await syncAll(bundleSync);
     if (main) {
       const staged = main;
       main = undefined;
@@ -235,6 +246,12 @@ function abandon(staged: { fd: number | undefined; temporary: string }): void {
 
 function fsyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+/** fsyncs every staged file at once; waits for all of them (none still uses its descriptor when a failure closes it), then throws the first failure. */
+async function syncAll(files: readonly Staged[]): Promise<void> {
+  const failed = (await Promise.allSettled(files.map((staged) => fsyncAsync(staged.fd)))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The regular file `old`, renamed to `temporary` and opened for writing over; undefined when it cannot be. */
