@@ -152,6 +152,12 @@ describe('prepare on two threads', () => {
     // Without digests the build right after prepare still takes every source prepare checked.
     expect(two.stats.sourcesParsed).toBe(N);
     expect(two.stats.sourcesReused).toBe(N);
+    // Nothing of resolution is kept for a later build: it resolves every routine again.
+    const resolved = one.stats.routinesResolved;
+    expect(resolved).toBeGreaterThan(0);
+    expect(one.build(manifest).bundle!.id).toBe(expected.bundle!.id);
+    expect(one.stats.routinesResolved).toBe(2 * resolved);
+    expect(one.stats.routinesReused).toBe(0);
     // An edit (one broken source, one changed description): a later build of the same one-shot
     // compiler checks again and reports exactly what a fresh compiler does.
     const model = path.join(dir, 'routines/ns1/model1.md');

@@ -8,6 +8,7 @@ import { referenceCodes } from '../src/diagnostics/codes/reference.js';
 import { resolveName, type ImportAlias, type NameTable } from '../src/reference/resolve-name.js';
 import { resolvePackage, type PackageResolution, type ResolvedRoutine } from '../src/reference/resolve-package.js';
 import { checkSource, type RoutineSource } from '../src/routine/check-routine.js';
+import { compactRoutine } from '../src/package/compact-routine.js';
 
 const CODE_BODY = 'export default function (input) {\n  return input;\n}\n';
 // Seven lines, from `port:` to `pending: 4`.
@@ -63,21 +64,31 @@ function manifestOf(agents: Record<string, string>, exports: string[]) {
   return { text, agents: agentDecls, exports: exportDecls };
 }
 
+/**
+ * Resolves the sources as checked (whole trees) and again as a build keeps them (`compactRoutine`:
+ * the copied fields' trees let go, routine-facts.ts): every test here also proves the two resolve
+ * alike, diagnostics, positions, related locations and requirements included.
+ */
 function resolve(sources: RoutineSource[], options: Options = {}): PackageResolution {
   const manifest = manifestOf(options.agents ?? {}, options.exports ?? []);
-  const table: NameTable = {
-    sources: new Map(sources.map((s) => [s.name!, s])),
-    imports: new Map((options.imports ?? []).map((i) => [i.alias, i])),
-    externals: new Set(options.requires ?? []),
-  };
-  return resolvePackage({
-    routines: sources,
-    table,
-    agents: manifest.agents,
-    exports: manifest.exports,
-    manifest: { file: '/pkg/plugin.json', lines: new LineIndex(manifest.text) },
-    catalogGiven: options.catalog ?? false,
-  });
+  const once = (routines: RoutineSource[]) =>
+    resolvePackage({
+      routines,
+      table: {
+        sources: new Map(routines.map((s) => [s.name!, s])),
+        imports: new Map((options.imports ?? []).map((i) => [i.alias, i])),
+        externals: new Set(options.requires ?? []),
+      },
+      agents: manifest.agents,
+      exports: manifest.exports,
+      manifest: { file: '/pkg/plugin.json', lines: new LineIndex(manifest.text) },
+      catalogGiven: options.catalog ?? false,
+    });
+  const result = once(sources);
+  const compacted = sources.map(compactRoutine);
+  expect(compacted.every((r) => r.facts !== undefined)).toBe(true);
+  expect(once(compacted)).toEqual(result);
+  return result;
 }
 
 /** `file code rule line:column` for compact, exact assertions. */

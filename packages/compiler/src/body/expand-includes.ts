@@ -174,7 +174,8 @@ class ExpansionBuilder {
 
   build(): Expansion {
     return {
-      segments: this.segments,
+      // At its exact length: the segments live to assembly, and a list grown by `push` keeps 17 slots.
+      segments: this.segments.slice(),
       includes: [...this.includes].sort(),
       dependencies: sortTargets(this.dependencies),
       readers: [...this.readers].sort(),

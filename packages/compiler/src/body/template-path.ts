@@ -134,12 +134,76 @@ function describe(segment: PathSegment): string {
  * array); anything it cannot read (oneOf, untyped) is given the benefit of the doubt.
  */
 export function inputMayBeMissing(path: SingularPath, input: YNode | undefined): string | undefined {
-  if (!input) return 'the routine declares no `input`, so it may be called without an argument';
-  let schema: YMap | undefined = schemaRoot(input);
+  return input === undefined ? NO_INPUT : walkInput(path, schemaRoot(input), NODE_SCHEMA);
+}
+
+/**
+ * `inputMayBeMissing` of the `input` field's JSON value (`toJson`), as a build keeps it
+ * (routine-facts.ts): one without `!ref`, repeated keys or keys `toJson` cannot set, for which
+ * it answers as the tree does, without making the tree again.
+ */
+export function inputMayBeMissingJson(path: SingularPath, input: unknown): string | undefined {
+  if (input === undefined) return NO_INPUT;
+  let root = isObject(input) ? input : undefined;
+  if (root !== undefined && Object.hasOwn(root, 'document')) {
+    let parsed: unknown;
+    try {
+      parsed = typeof root['document'] === 'string' ? JSON.parse(root['document']) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    root = isObject(parsed) ? parsed : undefined;
+  }
+  return walkInput(path, root, JSON_SCHEMA);
+}
+
+const NO_INPUT = 'the routine declares no `input`, so it may be called without an argument';
+
+/** What `walkInput` reads of a schema: the located tree or its JSON value. */
+interface SchemaReader<S> {
+  /** A scalar field's value; undefined for a mapping or list. */
+  scalar(schema: S, key: string): unknown;
+  required(schema: S): string[] | undefined;
+  /** The mapping a key holds, itself or under `properties`. */
+  map(schema: S | undefined, key: string): S | undefined;
+}
+
+const NODE_SCHEMA: SchemaReader<YMap> = {
+  scalar: (schema, key) => {
+    const v = entry(schema, key)?.value;
+    return v?.kind === 'scalar' ? v.value : undefined;
+  },
+  required: (schema) => stringsOf(seqAt(schema, 'required')),
+  map: mapAt,
+};
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const JSON_SCHEMA: SchemaReader<JsonObject> = {
+  scalar: (schema, key) => {
+    const v = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    return v !== null && typeof v === 'object' ? undefined : v;
+  },
+  required: (schema) => {
+    const v = Object.hasOwn(schema, 'required') ? schema['required'] : undefined;
+    return Array.isArray(v) && v.every((item) => typeof item === 'string') ? v : undefined;
+  },
+  map: (schema, key) => {
+    const v = schema !== undefined && Object.hasOwn(schema, key) ? schema[key] : undefined;
+    return isObject(v) ? v : undefined;
+  },
+};
+
+function walkInput<S>(path: SingularPath, root: S | undefined, read: SchemaReader<S>): string | undefined {
+  let schema = root;
   const segments = path.segments.slice(1);
   for (let level = 0; level < segments.length; level++) {
     const segment = segments[level]!;
-    const type = schema && scalar(schema, 'type');
+    const type = schema && read.scalar(schema, 'type');
     if (!schema || (type !== 'object' && type !== 'array')) {
       return level === 0
         ? `the input schema is not ${segment.kind === 'name' ? 'an object' : 'an array'} schema with that ${segment.kind === 'name' ? 'property required' : 'many items'}`
@@ -147,22 +211,16 @@ export function inputMayBeMissing(path: SingularPath, input: YNode | undefined):
     }
     if (segment.kind === 'name') {
       if (type !== 'object') return `the input schema at that level is an array, not an object`;
-      const required = stringsOf(seqAt(schema, 'required')) ?? [];
+      const required = read.required(schema) ?? [];
       if (!required.includes(segment.name)) return `\`${segment.name}\` is not in \`required\` of the input schema${level > 0 ? ' at that level' : ''}`;
-      schema = mapAt(mapAt(schema, 'properties'), segment.name);
+      schema = read.map(read.map(schema, 'properties'), segment.name);
     } else {
       if (type !== 'array') return `the input schema at that level is an object, not an array`;
-      const min = scalar(schema, 'minItems');
+      const min = read.scalar(schema, 'minItems');
       const needed = segment.index < 0 ? -segment.index : segment.index + 1;
       if (typeof min !== 'number' || min < needed) return `the input schema does not require at least ${needed} item${needed === 1 ? '' : 's'} (\`minItems\`)`;
-      const items = entry(schema, 'items')?.value;
-      schema = items?.kind === 'map' ? items : undefined;
+      schema = read.map(schema, 'items');
     }
   }
   return undefined;
-}
-
-function scalar(map: YMap, key: string): unknown {
-  const v = entry(map, key)?.value;
-  return v?.kind === 'scalar' ? v.value : undefined;
 }

@@ -6,6 +6,7 @@ import type { Target } from '../reference/resolve-name.js';
 import type { ResolvedNext } from '../reference/resolve-frontmatter.js';
 import type { CompiledMethod } from '../method/index.js';
 import { entry, toJson } from '../source/yaml-tree.js';
+import { COPIED_FIELDS, copiedWire, fieldJson } from '../routine/routine-facts.js';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CodeAnalysis } from './steps/analyze-code.js';
 import { fragmentOf, type FragmentCache } from './cache/fragment-cache.js';
@@ -230,12 +231,8 @@ function routineEntry(
 ): Record<string, unknown> {
   // Every field is found first and set in canonical (sorted) key order at the end, the order
   // `routineText` writes them in. Nothing reads the record's own key order; its values keep theirs.
-  const fm = routine.frontmatter;
-  const field = (key: string) => {
-    const v = entry(fm, key)?.value;
-    return v === undefined ? undefined : toJson(v);
-  };
-  const visibility = entry(fm, 'visibility')?.value;
+  const field = (key: string) => fieldJson(routine, key);
+  const visibility = entry(routine.frontmatter, 'visibility')?.value;
   let compaction = field('compaction');
   let configure: unknown;
   let next: unknown;
@@ -287,12 +284,10 @@ function routineEntry(
   return record;
 }
 
-/** The entry's fields taken from the frontmatter as they are (`compaction` gains a `summary`, so it is not). */
-const FRONTMATTER_FIELDS: ReadonlySet<string> = new Set(['catalog', 'description', 'input', 'model', 'output', 'permissions', 'port', 'title']);
-
 /**
- * `canonicalJson(record)` with one `JSON.stringify`: the record's keys are in canonical order
- * (`routineEntry`), each frontmatter field is remade from its node with its keys sorted as it is
+ * `canonicalJson(record)` with one `JSON.stringify` per field: the record's keys are in canonical
+ * order (`routineEntry`), each field copied from the frontmatter is its canonical text made when
+ * the source was checked (`RoutineFacts`), or remade from its node with its keys sorted as it is
  * made (`sortedJson`), and only the fields the compiler made go through canonical JSON's checks
  * and sorted copies. So the schemas, the largest part of most entries, are neither walked by
  * those checks nor copied to sort their keys (in a fresh process, 1,000 entries: about a fifth
@@ -301,21 +296,36 @@ const FRONTMATTER_FIELDS: ReadonlySet<string> = new Set(['catalog', 'description
  * value canonical JSON refuses) takes `canonicalJson(record)`, with its bytes or its error.
  */
 function routineText(routine: RoutineSource, record: Record<string, unknown>): string {
-  const wire: Record<string, unknown> = {};
+  const parts: string[] = [];
   let last = '';
   try {
     for (const key in record) {
       if (key <= last) return canonicalJson(record);
       last = key;
-      const value = FRONTMATTER_FIELDS.has(key) ? sortedJson(entry(routine.frontmatter, key)!.value) : canonicalValue(record[key]);
-      if (value === NOT_SORTABLE || value === undefined) return canonicalJson(record);
-      wire[key] = value;
+      const text = COPIED_FIELDS.has(key) ? copiedText(routine, key) : valueText(canonicalValue(record[key]));
+      if (text === undefined) return canonicalJson(record);
+      // What JSON.stringify writes for the whole object: each value's text is checked for lone surrogates on its own.
+      parts.push((parts.length === 0 ? '{"' : '"') + key + '":' + text);
     }
   } catch {
     // Again whole, for the error's path from the record.
     return canonicalJson(record);
   }
-  return trustedJson(wire) ?? canonicalJson(record);
+  if (parts.length === 0) return '{}';
+  // The braces inside the first and last parts: `join` then makes the one flat string the entry is encoded from.
+  parts[parts.length - 1] += '}';
+  return parts.join(',');
+}
+
+function copiedText(routine: RoutineSource, key: string): string | undefined {
+  const made = copiedWire(routine, key);
+  if (made !== undefined) return made.wire;
+  const value = sortedJson(entry(routine.frontmatter, key)!.value);
+  return value === NOT_SORTABLE ? undefined : trustedJson(value);
+}
+
+function valueText(value: unknown): string | undefined {
+  return value === undefined ? undefined : trustedJson(value);
 }
 
 function nextRecord(resolved: ResolvedRoutine): Record<string, unknown> {

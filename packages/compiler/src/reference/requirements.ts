@@ -24,6 +24,7 @@ const BOUNDED_CALLS = ['runtime.call.read', 'runtime.call.send'];
 
 /** The `model` selection of a model routine as JSON, or undefined when it has neither form. */
 export function modelSelection(routine: RoutineSource): unknown {
+  if (routine.facts) return routine.facts.selection;
   const model = mapAt(routine.frontmatter, 'model');
   if (!model || routine.name === undefined) return undefined;
   const select = mapAt(model, 'select');
@@ -38,7 +39,8 @@ export function modelSelection(routine: RoutineSource): unknown {
  * session needs read and send. A `provider`/`id` session model is known only from a
  * catalog, so it is left to preparation (decision, as for MDL-6).
  */
-export function sessionCalls(routine: RoutineSource): string[] {
+export function sessionCalls(routine: RoutineSource): readonly string[] {
+  if (routine.facts) return routine.facts.calls;
   const select = mapAt(mapAt(routine.frontmatter, 'model'), 'select');
   if (!select || text(select, 'interaction') !== 'session') return [];
   return text(mapAt(select, 'session'), 'trigger') === 'voice_activity' ? VOICE_CALLS : BOUNDED_CALLS;

@@ -3,6 +3,7 @@ import type { Reporter, Span } from '../diagnostics/reporter.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { mapAt, schemaRoot } from '../routine/model-schema-view.js';
 import { checkName } from '../routine/names.js';
+import { fieldKeySpan } from '../routine/routine-facts.js';
 import { andList } from '../routine/check-misc.js';
 import { entry, type YMap, type YNode } from '../source/yaml-tree.js';
 import { expressionJson, plainJson, refsIn, resolveRef, type ValueExpression } from './resolve-expression.js';
@@ -197,18 +198,17 @@ function plainGeneration(ctx: ResolveContext, r: Reporter, target: Target, span:
     });
     return false;
   }
-  const fm = source.frontmatter;
   const declared = ['tools', 'port', 'input', 'output', 'compaction'].filter((key) => {
-    const v = entry(fm, key)?.value;
+    if (key !== 'tools') return fieldKeySpan(source, key) !== undefined;
+    const v = entry(source.frontmatter, key)?.value;
     // `tools: []` offers no tools, so it is as plain as no `tools` at all.
-    return v !== undefined && !(key === 'tools' && v.kind === 'seq' && v.items.length === 0);
+    return v !== undefined && !(v.kind === 'seq' && v.items.length === 0);
   });
-  const operation = mapAt(mapAt(fm, 'model'), 'select') && entry(mapAt(mapAt(fm, 'model'), 'select')!, 'operation')?.value;
-  const classification = operation?.kind === 'scalar' && operation.value === 'classification';
+  const classification = isClassification(source);
   if (declared.length === 0 && !classification) return true;
   const problems = [...(classification ? ['is a classification routine'] : []), ...(declared.length > 0 ? [`declares ${andList(declared)}`] : [])];
   const related = declared.map((key) => {
-    const { line, column } = source.lines.position(entry(fm, key)!.keySpan.start);
+    const { line, column } = source.lines.position(fieldKeySpan(source, key)!.start);
     return { file: source.file, line, column, message: `\`${key}\` is declared here` };
   });
   r.report('BP2121', span, `Unexpected \`${target.name}\` as ${role}: it ${problems.join(' and ')}, ${expected}`, {
@@ -216,6 +216,13 @@ function plainGeneration(ctx: ResolveContext, r: Reporter, target: Target, span:
     related,
   });
   return false;
+}
+
+function isClassification(source: RoutineSource): boolean {
+  if (source.facts) return source.facts.classification;
+  const select = mapAt(mapAt(source.frontmatter, 'model'), 'select');
+  const operation = select && entry(select, 'operation')?.value;
+  return operation?.kind === 'scalar' && operation.value === 'classification';
 }
 
 /** `!ref`s inside `const`/`enum` of a native schema, at any depth (REF-4). */

@@ -3,9 +3,10 @@ import type { LineIndex } from '../diagnostics/line-index.js';
 import { captureReports, Reporter, type Span } from '../diagnostics/reporter.js';
 import { analyzeBody, type AnalyzedBody } from '../body/analyze-body.js';
 import { IncludeExpander, type Expansion, type TemplateSegment } from '../body/expand-includes.js';
-import { inputMayBeMissing } from '../body/template-path.js';
+import { inputMayBeMissing, inputMayBeMissingJson } from '../body/template-path.js';
 import type { RoutineSource } from '../routine/check-routine.js';
 import { namespaceOf } from '../routine/names.js';
+import { fieldJson } from '../routine/routine-facts.js';
 import { entry } from '../source/yaml-tree.js';
 import { KeptOrders, sameItems, sortedByKey } from '../package/cache/kept-order.js';
 import { modelSelection, sessionCalls, sortedUnique, type PackageRequirements } from './requirements.js';
@@ -68,7 +69,7 @@ interface Unit {
   ui: boolean;
   expansion: Expansion | undefined;
   selection: unknown;
-  calls: string[];
+  calls: readonly string[];
   diagnostics: Diagnostic[];
 }
 
@@ -108,12 +109,19 @@ export class ResolutionMemo {
   resolved = 0;
   reused = 0;
 
+  /**
+   * `keepStates: false` (a one-shot compiler): no state is kept for a later build, which then
+   * resolves the whole package again. So the analyzed bodies, expansions and units die when
+   * resolution returns, before assembly's collections would copy them.
+   */
+  constructor(private readonly keepStates = true) {}
+
   state(file: string): State | undefined {
     return this.#states.get(file);
   }
 
   keep(file: string, state: State): void {
-    this.#states.set(file, state);
+    if (this.keepStates) this.#states.set(file, state);
   }
 
   /** What other routines can observe of a routine: its kind, file and frontmatter, and the whole text of instructions. */
@@ -316,7 +324,8 @@ function resolveUnit(ctx: ResolveContext, state: State, unit: Unit): Unit {
     const expansion = routine.kind === 'code' ? undefined : state.expander.expand(routine.name);
     const resolved: ResolvedRoutine = {
       name: routine.name,
-      tools: fm.tools,
+      // At its exact length: a list grown by `push` keeps 17 slots, and this one lives to assembly.
+      tools: fm.tools.slice(),
       refs: sortTargets(fm.refs),
       includes: expansion?.includes ?? [],
       dependencies: expansion?.dependencies ?? [],
@@ -418,11 +427,13 @@ function pushAll<T>(to: T[], items: readonly T[] | undefined): void {
 
 /** TPL-3 decision: warn where a `$.input…` template may be missing on some invocation of `routine`. */
 function checkInputTemplates(routine: RoutineSource & { name: string }, expansion: Expansion, warned: Set<string>): void {
-  const input = entry(routine.frontmatter, 'input')?.value;
+  // A routine's facts hold `input` as JSON unless its tree was kept (routine-facts.ts).
+  const written = entry(routine.frontmatter, 'input')?.value;
+  const json = written === undefined && routine.facts !== undefined;
   for (const use of expansion.paths) {
     const root = use.path.segments[0];
     if (root?.kind !== 'name' || root.name !== 'input') continue;
-    const reason = inputMayBeMissing(use.path, input);
+    const reason = json ? inputMayBeMissingJson(use.path, fieldJson(routine, 'input')) : inputMayBeMissing(use.path, written);
     if (reason === undefined) continue;
     const key = `${use.site.reporter.file}\n${use.site.span.start}\n${routine.name}`;
     if (warned.has(key)) continue;

@@ -14,6 +14,7 @@ import type { RoutineContext, SourceKind } from './context.js';
 import { expectBoolean, expectString, unknownFieldHint } from './expect.js';
 import { ALL_FIELDS, FIELDS, TOP_LEVEL_HOMES } from './inventory.js';
 import { checkName } from './names.js';
+import type { RoutineFacts } from './routine-facts.js';
 
 /** A source that parsed well enough to take part in package-wide checks. */
 export interface RoutineSource extends ParsedSource {
@@ -22,6 +23,8 @@ export interface RoutineSource extends ParsedSource {
   /** Undefined when `name` was missing or invalid. */
   name: string | undefined;
   nameSpan: Span;
+  /** Set by the compiler once the source passed its own check: `frontmatter` then lacks the copied fields (routine-facts.ts). */
+  facts?: RoutineFacts;
 }
 
 export interface CheckSourceResult {

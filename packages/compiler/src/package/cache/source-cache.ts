@@ -1,6 +1,7 @@
 import { Sweeper } from './sweeper.js';
 import { sha256Hex } from '../../bundle/digest.js';
 import { checkSource, type CheckSourceResult } from '../../routine/check-routine.js';
+import { compactRoutine } from '../compact-routine.js';
 
 /** `digest`: the SHA-256 of the bytes, or '' in a one-shot compiler that took none. */
 export type CheckedSource = CheckSourceResult & { digest: string };
@@ -44,7 +45,10 @@ export class SourceCache {
 
   private parse(file: string, bytes: Uint8Array, digest: string): CheckedSource {
     this.parsed++;
-    const result = { ...checkSource(file, bytes), digest };
+    const checked = checkSource(file, bytes);
+    // A clean source keeps only what the package-wide steps read: its located tree dies young.
+    const routine = checked.routine !== undefined && checked.status === 'source' ? compactRoutine(checked.routine) : checked.routine;
+    const result = { ...checked, routine, digest };
     this.entries.set(file, { bytes, result });
     return result;
   }

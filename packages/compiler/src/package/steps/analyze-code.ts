@@ -14,6 +14,7 @@ import {
 } from '../../code/index.js';
 import type { ManifestInfo } from '../../manifest/index.js';
 import type { RoutineSource } from '../../routine/check-routine.js';
+import { fieldJson } from '../../routine/routine-facts.js';
 import { entry } from '../../source/yaml-tree.js';
 import { relativePosix } from './paths.js';
 import { Sweeper } from '../cache/sweeper.js';
@@ -109,7 +110,7 @@ export function codeInput(routine: RoutineSource, manifestDir: string): CodeRout
     bodyStart: routine.bodyStart,
     sourcePath: relativePosix(manifestDir, routine.file),
     declaredTools: declaredTools(routine),
-    catalog: isTrue(routine, 'catalog'),
+    catalog: routine.facts ? fieldJson(routine, 'catalog') === true : isTrue(routine, 'catalog'),
   };
 }
 
