@@ -28,6 +28,7 @@ describe('public exports', () => {
       'readBundle',
       'sortDiagnostics',
       'writeBundle',
+      'writeBundleAsync',
     ]);
   });
   it('@berrypack/compiler/internal-adapter is what bundler adapters need beyond it', async () => {
@@ -114,6 +115,7 @@ describe('public exports', () => {
       'sha256Hex',
       'verifyBlob',
       'writeBundle',
+      'writeBundleAsync',
     ]);
   });
   it("@berrypack/compiler/authoring is the editors' seam", async () => {

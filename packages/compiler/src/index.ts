@@ -16,7 +16,7 @@ export { canonicalJson, RawJson } from './bundle/canonical-json.js';
 export { BUNDLE_FORMAT, bundleFileName, createBundle, type BundleFile } from './bundle/envelope.js';
 export { BUNDLE_FORMATS, type BundleFormat } from './bundle/content-view.js';
 export { readBundle, type BundleError, type LoadedBundle, type ReadBundleResult } from './bundle/read-bundle.js';
-export { loadBundleFile, writeBundle } from './bundle/write-bundle.js';
+export { loadBundleFile, writeBundle, writeBundleAsync } from './bundle/write-bundle.js';
 export { nodeHost, type CompilerHost } from './host.js';
 export type { FilterPattern, PluginOptions } from './package/plugin-options.js';
 export {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { createCompiler, writeBundle, type BuildResult, type Diagnostic } from '@berrypack/compiler';
+import { createCompiler, writeBundle, writeBundleAsync, type BuildResult, type Diagnostic } from '@berrypack/compiler';
 import type { CliIo } from '../io.js';
 import { maxWarnings, outputFormat, parse, stringOption } from '../options.js';
 import type { OutputFormat } from '../output/report.js';
@@ -74,7 +74,7 @@ export async function buildCommand(args: string[], io: CliIo): Promise<number> {
       (await loadReport()).printDiagnostics(io, format, result.diagnostics, { ok: false });
       return 1;
     }
-    printBuilt(settings, result, writeBundle(settings.outDir, cached.bundle), 'built', await reportFor(settings, result), true);
+    printBuilt(settings, result, await writeBundleAsync(settings.outDir, cached.bundle), 'built', await reportFor(settings, result), true);
     return 0;
   }
   const recorder = cache ? new (await import('@berrypack/compiler/internal-cli')).AnswerRecorder() : undefined;
@@ -95,7 +95,8 @@ export async function buildCommand(args: string[], io: CliIo): Promise<number> {
     (await loadReport()).printDiagnostics(io, format, result.diagnostics, { ok: false });
     return 1;
   }
-  printBuilt(settings, result, writeBundle(settings.outDir, result.bundle!), 'built', await reportFor(settings, result));
+  // The blobs' and the bundle's fsyncs wait for the disk together (writeBundleAsync).
+  printBuilt(settings, result, await writeBundleAsync(settings.outDir, result.bundle!), 'built', await reportFor(settings, result));
   if (cache && recorder)
     cache.store(
       result.bundle!,

@@ -13,6 +13,6 @@ export {
   type LoadedBundle,
   type ReadBundleResult,
 } from './read-bundle.js';
-export { loadBundleFile, writeBundle } from './write-bundle.js';
+export { loadBundleFile, writeBundle, writeBundleAsync } from './write-bundle.js';
 // The content's `next.input` / `presentation.value` expressions, as the runtime reads them (type only).
 export type { ValueExpression } from '../reference/resolve-expression.js';
