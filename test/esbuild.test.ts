@@ -123,6 +123,21 @@ describe('@berrypack/esbuild', () => {
     expect(readFileSync(path.join(dir, 'out/esbuild/main.js'), 'utf8')).toMatch(/file: "example\.greeter\.[0-9a-f]{12}\.berry\.json"/);
   });
 
+  it('reports a bundle it cannot write as an esbuild error and leaves no temporary file', async () => {
+    const dir = copyFixtures(['imports']);
+    writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app.id;\n" });
+    const options = { absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'out', plugins: [berrypack()], ...silent };
+    const planned = await esbuild.build({ ...options, write: false });
+    const bundleName = planned.outputFiles.map((f) => path.basename(f.path)).find((n) => n.endsWith('.berry.json'))!;
+    // A folder where the bundle goes: its rename fails after the blobs were written in place.
+    mkdirSync(path.join(dir, 'out', bundleName), { recursive: true });
+    const failure = await failureOf(esbuild.build(options));
+    expect(failure.errors.map((e) => e.text)).toEqual([expect.stringMatching(/^Unexpected E\w+ writing the bundle to .*out$/)]);
+    const left = readdirSync(path.join(dir, 'out'), { recursive: true, encoding: 'utf8' });
+    expect(left.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(statSync(path.join(dir, 'out', bundleName)).isDirectory()).toBe(true);
+  });
+
   it('adds the bundle and its blobs to outputFiles (write: false) and to the metafile', async () => {
     const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app;\n" });

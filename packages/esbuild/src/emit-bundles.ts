@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BundleFile, writeBundle } from '@berrypack/compiler';
+import type { BundleFile, writeBundle, writeBundleAsync } from '@berrypack/compiler';
 import type { BuildOptions, BuildResult, OutputFile, PartialMessage } from 'esbuild';
 import { PLUGIN_NAME } from './to-esbuild-message.js';
 
@@ -11,20 +11,25 @@ export function outputDirectory(options: BuildOptions): string | undefined {
   return undefined;
 }
 
+/** The compiler's two writers (the plugin loads the compiler when a build starts). */
+export interface BundleWriters {
+  writeBundle: typeof writeBundle;
+  writeBundleAsync: typeof writeBundleAsync;
+}
+
 /**
  * Writes the bundles of a successful build, the same bytes as `berrypack build`, or with
  * `write: false` adds them to `outputFiles`; either way they are listed in the metafile.
- * Returns the errors to report (nowhere to write, a failed write). `write` is the compiler's
- * `writeBundle` (the plugin loads the compiler when a build starts).
+ * Returns the errors to report (nowhere to write, a failed write).
  */
-export function emitBundles(
+export async function emitBundles(
   bundles: readonly BundleFile[],
-  write: typeof writeBundle,
+  writers: BundleWriters,
   result: BuildResult,
   options: BuildOptions,
   durable = true,
   superseded?: Map<string, string>,
-): PartialMessage[] {
+): Promise<PartialMessage[]> {
   if (bundles.length === 0) return [];
   const dir = outputDirectory(options);
   if (dir === undefined) {
@@ -51,7 +56,9 @@ export function emitBundles(
         // A rebuild (not durable) takes over the bundle it supersedes (same package, same out
         // dir), so a watch session leaves one bundle per package rather than one per edit.
         const key = `${dir}\0${packageOf(bundle.fileName)}`;
-        write(dir, bundle, { durable, replaces: durable ? undefined : superseded?.get(key) });
+        // A durable write waits for the disk's fsyncs together, as `berrypack build`'s does.
+        if (durable) await writers.writeBundleAsync(dir, bundle);
+        else writers.writeBundle(dir, bundle, { durable, replaces: superseded?.get(key) });
         superseded?.set(key, bundle.fileName);
       }
     } catch (error) {

@@ -14,7 +14,7 @@ import {
   type ModuleOptions,
 } from '@berrypack/compiler/internal-adapter';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
-import { emitBundles } from './emit-bundles.js';
+import { emitBundles, type BundleWriters } from './emit-bundles.js';
 import { ChangeWatcher } from './change-watcher.js';
 import { WatchLists } from './watch-lists.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
@@ -74,7 +74,7 @@ export function berrypack(options?: Options): Plugin {
       });
       // Per build: a package imported through its manifest and a routine compiles once.
       let builds: BuildMemo | undefined;
-      let writeBundle: typeof CompilerApi.writeBundle | undefined;
+      let writers: BundleWriters | undefined;
       const bundles = new Map<string, BundleFile>();
       // Rebuilds of a context (watch mode, `rebuild()`) write without fsync (the renames stay
       // atomic) and take over the bundle of the package they supersede.
@@ -126,7 +126,7 @@ export function berrypack(options?: Options): Plugin {
         } catch (error) {
           return failure(file, `Unexpected internal error loading @berrypack/compiler: ${(error as Error).message}`);
         }
-        writeBundle = loaded.api.writeBundle;
+        writers = loaded.api;
         const memo = (builds ??= createBuildMemo(loaded.compiler, () => changes?.take()));
         const manifest = typeof claimed === 'string' ? claimed : manifestForImport(file, nodeHost);
         if (manifest === undefined) return failure(file, `Unexpected import of ${file}, expected a routine below a Berry plugin.json`);
@@ -180,8 +180,8 @@ export function berrypack(options?: Options): Plugin {
       build.onEnd((result) => {
         // Nothing is written for a failed build, whichever plugin or file failed it.
         // A bundle to write means a load has run, so the compiler is loaded.
-        if (result.errors.length > 0 || writeBundle === undefined) return undefined;
-        return { errors: emitBundles([...bundles.values()], writeBundle, result, build.initialOptions, started <= 1, superseded) };
+        if (result.errors.length > 0 || writers === undefined) return undefined;
+        return emitBundles([...bundles.values()], writers, result, build.initialOptions, started <= 1, superseded).then((errors) => ({ errors }));
       });
     },
   };
