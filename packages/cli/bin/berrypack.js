@@ -6,18 +6,19 @@
 // such a build keeps the semi-spaces at their initial 1 MB. V8 resets a factor below 2 whenever
 // it sets up a heap (so not on the command line, and a worker thread's start undoes it: not with
 // --parallel); measured on Node 20's V8 only (docs/performance.md, round eight, wt-sys).
-const oneThreadBuild = process.argv[2] === 'build' && !process.argv.includes('--watch') && !process.argv.includes('--parallel');
-if (oneThreadBuild && process.versions.node.startsWith('20.')) {
+const [command, ...rest] = process.argv.slice(2);
+const building = command === 'build';
+const parallel = building && rest.includes('--parallel');
+if (building && !parallel && !rest.includes('--watch') && process.versions.node.startsWith('20.')) {
   process.getBuiltinModule?.('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 }
 // `build --parallel` starts its second thread first, so it works while this one loads the CLI (early-build.ts).
-const early =
-  process.argv[2] === 'build' && process.argv.includes('--parallel')
-    ? import('../dist/early-build.js').then(
-        (m) => m.startEarlyBuild(process.argv.slice(3)),
-        () => {},
-      )
-    : Promise.resolve();
+const early = parallel
+  ? import('../dist/early-build.js').then(
+      (m) => m.startEarlyBuild(rest),
+      () => {},
+    )
+  : Promise.resolve();
 early
   .then(() => import('../dist/index.js'))
   .then(
@@ -27,7 +28,7 @@ early
         // A finished build has nothing left to do but tear down: process.exit skips freeing V8's
         // heap page by page and the collections that run meanwhile (docs/performance.md, round
         // eight, wt-sys). Only once stdout and stderr hold nothing unwritten, so no output is cut.
-        if (process.argv[2] === 'build' && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+        if (building && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
       }),
     (error) => {
       const reason = error && error.code ? error.code : String(error);

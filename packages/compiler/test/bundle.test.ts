@@ -13,6 +13,7 @@ import { readBundle, verifyBlob, type BundleError, type BundleResource, type Rea
 import { loadBundleFile, writeBundle } from '../src/bundle/write-bundle.js';
 import { CODES } from '../src/diagnostics/codes.js';
 import { prng } from '../../../test/support/prng.js';
+import { listFiles } from '../../../test/support/temp.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -615,11 +616,6 @@ describe('BND-1 writing bundles', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-bundle-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const bundle = createBundle('example.notebook', CONTENT, BLOBS);
-  const allFiles = (dir: string): string[] =>
-    readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
-      .sort();
 
   it('writes the bundle and its blobs, leaving no temporary files', () => {
     const out = path.join(root, 'first', 'dist');
@@ -627,7 +623,7 @@ describe('BND-1 writing bundles', () => {
     expect(path.isAbsolute(file)).toBe(true);
     expect(file).toBe(path.join(out, bundle.fileName));
     expect(new Uint8Array(readFileSync(file))).toEqual(bundle.bytes);
-    expect(allFiles(out)).toEqual([bundle.fileName, ...[...BLOBS.keys()].sort().map((hex) => `blobs/sha256/${hex}`)].sort());
+    expect(listFiles(out)).toEqual([bundle.fileName, ...[...BLOBS.keys()].sort().map((hex) => `blobs/sha256/${hex}`)].sort());
     for (const [hex, bytes] of BLOBS) expect(new Uint8Array(readFileSync(path.join(out, 'blobs/sha256', hex)))).toEqual(bytes);
   });
 
@@ -644,7 +640,7 @@ describe('BND-1 writing bundles', () => {
     expect(statSync(blob(logo)).ino).toBe(before.logo);
     expect(statSync(blob(page)).ino).not.toBe(damaged);
     expect(new Uint8Array(readFileSync(blob(page)))).toEqual(BLOBS.get(page));
-    expect(allFiles(out).some((f) => f.endsWith('.tmp'))).toBe(false);
+    expect(listFiles(out).some((f) => f.endsWith('.tmp'))).toBe(false);
   });
 
   it('fails without leaving a partial bundle', () => {
@@ -658,8 +654,8 @@ describe('BND-1 writing bundles', () => {
     mkdirSync(path.join(out, bundle.fileName), { recursive: true });
     expect(() => writeBundle(out, bundle)).toThrow();
     expect(statSync(path.join(out, bundle.fileName)).isDirectory()).toBe(true);
-    expect(allFiles(out).filter((f) => !f.startsWith('blobs/'))).toEqual([]);
-    expect(allFiles(out).every((f) => !f.endsWith('.tmp'))).toBe(true);
+    expect(listFiles(out).filter((f) => !f.startsWith('blobs/'))).toEqual([]);
+    expect(listFiles(out).every((f) => !f.endsWith('.tmp'))).toBe(true);
     expect(readdirSync(out).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 

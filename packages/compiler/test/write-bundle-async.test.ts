@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/bundle/digest.js';
 import { createBundle } from '../src/bundle/envelope.js';
 import { loadBundleFile, writeBundle, writeBundleAsync } from '../src/bundle/write-bundle.js';
+import { listFiles } from '../../../test/support/temp.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const BLOB_BYTES = [new Uint8Array([0, 1, 2, 255]), enc('<p>hi</p>\r\n'), enc('x'.repeat(70_000))];
@@ -27,12 +28,7 @@ describe('BND-1 writeBundleAsync', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'berrypack-write-async-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const bundle = createBundle('example.async', CONTENT, BLOBS);
-  const allFiles = (dir: string): string[] =>
-    readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
-      .sort();
-  const tree = (dir: string) => allFiles(dir).map((f) => [f, readFileSync(path.join(dir, f)).toString('base64')]);
+  const tree = (dir: string) => listFiles(dir).map((f) => [f, readFileSync(path.join(dir, f)).toString('base64')]);
 
   it('writes exactly the files writeBundle writes, and they load', async () => {
     const sync = path.join(root, 'sync');
@@ -41,7 +37,7 @@ describe('BND-1 writeBundleAsync', () => {
     expect(file).toBe(path.join(async, bundle.fileName));
     writeBundle(sync, bundle);
     expect(tree(async)).toEqual(tree(sync));
-    expect(allFiles(async)).toEqual([bundle.fileName, ...[...BLOBS.keys()].map((hex) => `blobs/sha256/${hex}`)].sort());
+    expect(listFiles(async)).toEqual([bundle.fileName, ...[...BLOBS.keys()].map((hex) => `blobs/sha256/${hex}`)].sort());
     const loaded = loadBundleFile(file, { expectedId: bundle.id });
     expect(loaded.ok).toBe(true);
   });
@@ -64,7 +60,7 @@ describe('BND-1 writeBundleAsync', () => {
     const sync = path.join(root, 'many-sync');
     const file = await writeBundleAsync(async, large);
     writeBundle(sync, large);
-    expect(allFiles(async)).toHaveLength(151);
+    expect(listFiles(async)).toHaveLength(151);
     expect(tree(async)).toEqual(tree(sync));
     expect(loadBundleFile(file, { expectedId: large.id }).ok).toBe(true);
   });
@@ -73,7 +69,7 @@ describe('BND-1 writeBundleAsync', () => {
     const bare = createBundle('example.bare', { name: 'example.bare', files: [] }, new Map());
     const out = path.join(root, 'bare');
     const file = await writeBundleAsync(out, bare);
-    expect(allFiles(out)).toEqual([bare.fileName]);
+    expect(listFiles(out)).toEqual([bare.fileName]);
     expect(new Uint8Array(readFileSync(file))).toEqual(bare.bytes);
     const parts = { ...bundle, parts: [bundle.bytes.subarray(0, 10), bundle.bytes.subarray(10, 11), bundle.bytes.subarray(11)] };
     const split = path.join(root, 'parts');
@@ -93,7 +89,7 @@ describe('BND-1 writeBundleAsync', () => {
     expect(statSync(blob(first)).ino).toBe(before.first);
     expect(statSync(blob(second)).ino).not.toBe(damaged);
     expect(new Uint8Array(readFileSync(blob(second)))).toEqual(BLOBS.get(second));
-    expect(allFiles(out).some((f) => f.endsWith('.tmp'))).toBe(false);
+    expect(listFiles(out).some((f) => f.endsWith('.tmp'))).toBe(false);
   });
 
   it('rejects without leaving a partial bundle or a temporary file', async () => {
@@ -106,7 +102,7 @@ describe('BND-1 writeBundleAsync', () => {
     mkdirSync(path.join(blocked, bundle.fileName), { recursive: true });
     await expect(writeBundleAsync(blocked, bundle)).rejects.toThrow();
     expect(statSync(path.join(blocked, bundle.fileName)).isDirectory()).toBe(true);
-    expect(allFiles(blocked).filter((f) => !f.startsWith('blobs/'))).toEqual([]);
+    expect(listFiles(blocked).filter((f) => !f.startsWith('blobs/'))).toEqual([]);
     expect(readdirSync(blocked).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
