@@ -2,7 +2,6 @@ import type { CompilerHost, ReadCache } from '../host.js';
 import type { SourceCache } from './cache/source-cache.js';
 import type { CodeContext } from '../code/index.js';
 import { CheckWorker, workerScript, type WorkerBatch, type WorkerEntry } from './check-worker-start.js';
-import { reviveChecked } from './routine-wire.js';
 import { codeInput, type RoutineCodeCache } from './steps/analyze-code.js';
 
 /**
@@ -95,9 +94,7 @@ function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | unde
     const bytes = new Uint8Array(batch.data, start, batch.ends[i]! - start);
     reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
     try {
-      const primed = r.routine && reviveChecked(r.file, bytes, r.routine, r.digest);
-      if (primed) sources.prime(r.file, bytes, primed);
-      const checked = primed || sources.check(r.file, bytes, r.digest);
+      const checked = sources.check(r.file, bytes, r.digest);
       const input = checked.routine && codeInput(checked.routine, code.manifestDir);
       if (input === undefined) return;
       // One the worker did not analyze (read before its analyzer loaded) is analyzed here, and one

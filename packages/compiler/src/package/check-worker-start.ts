@@ -3,7 +3,6 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { workerThreads } from './worker-threads.js';
 import type { CodeRoutineResult } from '../code/types.js';
 import type { RecordedAnswer } from './answer-recorder.js';
-import type { RoutineWire } from './routine-wire.js';
 
 /**
  * The second thread of a cold build (check-worker.ts), as started and heard from. Deliberately
@@ -24,7 +23,7 @@ export interface WorkerBatch {
   ends: number[];
 }
 
-/** One file as the worker read and checked it: a clean source's check, a code routine's analysis with the answers it read (by digest). */
+/** One file as the worker read and checked it; a code routine's analysis with the answers it read (by digest). */
 export interface WorkerEntry {
   file: string;
   /** The bytes' SHA-256 (hex), taken here so the main thread does not hash them again. */
@@ -32,8 +31,6 @@ export interface WorkerEntry {
   stamp: string;
   /** JSON has no Infinity: a file read without a trusted stamp comes back with `null`. */
   changedAt: number | null;
-  /** What the build keeps of a clean source (routine-wire.ts); absent where the main thread checks the bytes. */
-  routine?: RoutineWire;
   /** `root`: the package root the analysis resolved imports against (realpath'd). */
   code?: { root: string; log: RecordedAnswer[]; result: CodeRoutineResult };
 }

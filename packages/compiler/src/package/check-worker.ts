@@ -47,17 +47,17 @@ async function listSources(given: string): Promise<{ files: string[]; dir: strin
 }
 
 /**
- * Reads each file it takes with its stamp, checks it and, for a code routine, analyzes its body
- * and modules (recording what the analysis read, by digest); posts the bytes, and for a clean
- * source what the build keeps of it (routine-wire.ts) and the analysis. A source the wire cannot
- * carry exactly (diagnostics, `-0`, `__proto__`, …) goes as bytes alone, and the main thread checks
- * it. Reading starts at once; the checker loads meanwhile (between batches), and a file read
- * before it is there is checked (and analyzed) by the main thread instead.
+ * Reads each file it takes with its stamp and, for a code routine, checks it and analyzes its
+ * body and modules (recording what the analysis read, by digest); posts the bytes and the
+ * analyses. The main thread checks every file itself from the bytes: a checked tree costs it
+ * more to receive (`JSON.parse` and reviving) than to build (docs/performance.md, round six).
+ * Reading starts at once; the analyzer loads meanwhile (between batches), and a code routine
+ * read before it is there is analyzed by the build instead.
  */
 async function checkFiles(files: readonly string[], dir: string): Promise<void> {
-  let check: Check | undefined;
-  loadChecker(dir).then(
-    (loaded) => (check = loaded),
+  let analyze: Analyze | undefined;
+  loadAnalyzer(dir).then(
+    (loaded) => (analyze = loaded),
     () => {},
   );
   let entries: WorkerEntry[] = [];
@@ -75,49 +75,45 @@ async function checkFiles(files: readonly string[], dir: string): Promise<void> 
     const file = files[i]!;
     try {
       const read = nodeHost.readStamped!(file);
+      // Only a code routine (a `language` key) has an analysis to send; a file this test passes
+      // by mistake is merely checked here for nothing, one it misses is analyzed by the build.
+      const code = analyze !== undefined && mayBeCode(read.bytes) ? analyze(file, read.bytes) : undefined;
       // `sha256Hex`'s digest, taken here so the main thread does not hash the file again; from
       // node:crypto directly, because bundle/digest.ts sits in a chunk this thread would
       // otherwise load before its first read.
-      const digest = hash('sha256', read.bytes, 'hex');
-      const checked = check?.(file, read.bytes, digest);
-      entries.push({ file, digest, stamp: read.stamp, changedAt: read.changedAt, ...checked });
+      entries.push({ file, digest: hash('sha256', read.bytes, 'hex'), stamp: read.stamp, changedAt: read.changedAt, ...(code ? { code } : {}) });
       bytes.push(read.bytes);
     } catch {
       // The build reads the file again and reports what is wrong with it.
     }
     if (entries.length === BATCH) {
       flush();
-      // A turn of the event loop, so the checker's modules can load.
-      if (check === undefined) await new Promise((resolve) => setImmediate(resolve));
+      // A turn of the event loop, so the analyzer's modules can load.
+      if (analyze === undefined) await new Promise((resolve) => setImmediate(resolve));
     }
   }
   flush();
 }
 
-type Check = (file: string, bytes: Uint8Array, digest: string) => Pick<WorkerEntry, 'routine' | 'code'>;
+type Analyze = (file: string, bytes: Uint8Array) => WorkerEntry['code'];
 
-async function loadChecker(dir: string): Promise<Check> {
-  const [{ checkCompact }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }, { routineWire }] = await Promise.all([
+async function loadAnalyzer(dir: string): Promise<Analyze> {
+  const [{ SourceCache }, { codeInput }, { analyzeCodeRoutine, CodeCache }, { AnswerRecorder }] = await Promise.all([
     import('./cache/source-cache.js'),
     import('./steps/analyze-code.js'),
     import('../code/index.js'),
     import('./answer-recorder.js'),
-    import('./routine-wire.js'),
   ]);
+  const sources = new SourceCache();
   const modules = new CodeCache();
   const packageRoot = realDir(dir);
-  return (file, bytes, digest) => {
-    // Checked once and let go once posted: nothing here is kept per file.
-    const checked = checkCompact(file, bytes, digest);
-    const wire = routineWire(checked);
-    const routine = checked.routine;
-    // Only a code routine (a `language` key) has an analysis to send; the byte test spares the
-    // others `codeInput`'s look at their tools.
-    const input = routine && mayBeCode(bytes) ? codeInput(routine, dir) : undefined;
-    if (input === undefined) return wire ? { routine: wire } : {};
+  return (file, bytes) => {
+    const routine = sources.check(file, bytes).routine;
+    const input = routine && codeInput(routine, dir);
+    if (input === undefined) return undefined;
     const recording = new AnswerRecorder(nodeHost);
     const result = analyzeCodeRoutine(input, { host: recording, packageRoot, cache: modules });
-    return { ...(wire ? { routine: wire } : {}), code: { root: packageRoot, log: recording.stored(), result } };
+    return { root: packageRoot, log: recording.stored(), result };
   };
 }
 

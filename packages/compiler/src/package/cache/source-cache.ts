@@ -6,13 +6,6 @@ import { compactRoutine } from '../compact-routine.js';
 /** `digest`: the SHA-256 of the bytes, or '' in a one-shot compiler that took none. */
 export type CheckedSource = CheckSourceResult & { digest: string };
 
-/** `checkSource` as a build keeps it: a clean source keeps only what the package-wide steps read, so its located tree dies young. */
-export function checkCompact(file: string, bytes: Uint8Array, digest: string): CheckedSource {
-  const checked = checkSource(file, bytes);
-  const routine = checked.routine !== undefined && checked.status === 'source' ? compactRoutine(checked.routine) : checked.routine;
-  return { ...checked, routine, digest };
-}
-
 /**
  * Per-file check results keyed by path and content digest: a rebuild after one edit
  * parses and checks only that file again. An unchanged file comes back as the same result
@@ -52,7 +45,10 @@ export class SourceCache {
 
   private parse(file: string, bytes: Uint8Array, digest: string): CheckedSource {
     this.parsed++;
-    const result = checkCompact(file, bytes, digest);
+    const checked = checkSource(file, bytes);
+    // A clean source keeps only what the package-wide steps read: its located tree dies young.
+    const routine = checked.routine !== undefined && checked.status === 'source' ? compactRoutine(checked.routine) : checked.routine;
+    const result = { ...checked, routine, digest };
     this.entries.set(file, { bytes, result });
     return result;
   }
