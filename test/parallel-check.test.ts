@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -239,6 +240,24 @@ describe('a worker started before the compiler loads (the CLI: early-build.ts)',
     expect(Buffer.from(a.bundle!.bytes).equals(Buffer.from(b.bundle!.bytes))).toBe(true);
     expect(a.summary).toEqual(b.summary);
     expect(a.diagnostics).toEqual(b.diagnostics);
+  });
+
+  it("reads only: takes each file's digest for a build that keeps them, none for a one-shot build", async () => {
+    const manifest = path.join(root, 'gen', 'plugin.json');
+    for (const oneShot of [false, true]) {
+      const worker = startCheckWorker(manifest, oneShot)!;
+      await worker.finished();
+      const entries = [];
+      for (let batch = worker.take(); batch !== undefined; batch = worker.take())
+        entries.push(...(JSON.parse(batch.json) as { file: string; digest?: string; code?: unknown }[]));
+      worker.stop();
+      expect(entries).toHaveLength(N);
+      const digests = entries.filter((e) => e.digest !== undefined);
+      expect(digests).toHaveLength(oneShot ? 0 : N);
+      if (!oneShot) expect(digests[0]!.digest).toBe(createHash('sha256').update(readFileSync(digests[0]!.file)).digest('hex'));
+      // Code routines are analyzed by the main thread only: the worker's isolate would compile the analyzer again.
+      expect(entries.some((e) => e.code !== undefined)).toBe(false);
+    }
   });
 
   it('only lists a package smaller than EARLY_MIN_SOURCES; this thread checks it all', async () => {

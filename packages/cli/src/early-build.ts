@@ -4,8 +4,8 @@ import { resolveManifestArg } from './manifest-arg.js';
 import { BUILD_OPTIONS, COMMON_OPTIONS } from './option-specs.js';
 
 // `berrypack build --parallel` starts its second thread here, before this thread loads the
-// compiler (about 170 modules): the worker loads its own, lists the package's sources and checks
-// them while this thread is still loading, and the build's `prepare` joins it (docs/performance.md).
+// compiler (about 170 modules): the worker lists the package's sources and reads them while this
+// thread is still loading, and the build's `prepare` joins it (docs/performance.md).
 
 let started: { manifest: string; worker: CheckWorker } | undefined;
 
@@ -18,7 +18,8 @@ export function startEarlyBuild(args: string[], cwd = process.cwd()): void {
     const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...BUILD_OPTIONS }, allowPositionals: true, strict: true });
     if (values.help === true || values.parallel !== true || values['no-parallel'] === true || positionals.length !== 1) return;
     const manifest = resolveManifestArg(cwd, positionals[0]!);
-    const worker = startCheckWorker(manifest);
+    // Without --watch the build is one-shot (commands/build.ts), so the worker takes no digests.
+    const worker = startCheckWorker(manifest, values.watch !== true);
     if (worker) started = { manifest, worker };
   } catch {
     // The build command reports what is wrong with its arguments.

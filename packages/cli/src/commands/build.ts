@@ -31,7 +31,7 @@ DIR/blobs/sha256/. Nothing is written when there are errors.
 --no-cache  compile even when node_modules/.cache/berrypack/builds holds a build whose
          every input (each file read, by digest; each directory listing) is unchanged;
          such a build is otherwise served from that cache, with the same bytes and messages.
---parallel  read, check and analyze sources on a second thread as well (the same bundle and
+--parallel  read sources on a second thread as well (the same bundle and
          messages). Off by default: on two cores the thread costs more than it saves.
          --no-parallel (one thread) is the default and still accepted.
 `;

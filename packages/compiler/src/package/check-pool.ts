@@ -23,12 +23,12 @@ export function worthAThread(count: number, parallel?: boolean): boolean {
   return count > 0 && parallel === true;
 }
 
-/** A worker on `files` of the package in `dir`, or undefined where none can start. */
-export function startOnFiles(files: readonly string[], dir: string): CheckWorker | undefined {
+/** A worker on `files`, or undefined where none can start; `oneShot` as in `startCheckWorker`. */
+export function startOnFiles(files: readonly string[], oneShot: boolean): CheckWorker | undefined {
   const script = workerScript();
   if (script === undefined || files.length === 0) return undefined;
   try {
-    return new CheckWorker(script, { files, dir });
+    return new CheckWorker(script, { files }, !oneShot);
   } catch {
     return undefined;
   }
@@ -44,12 +44,12 @@ export interface CodeStep {
 /**
  * Checks `files` on this thread while `worker` reads them too, each thread taking the next file
  * from their shared counter: this thread reads its own, and between its files takes in the
- * worker's batches (the bytes, and a code routine's analysis) and checks those files from the
- * bytes; a code routine the worker did not analyze is analyzed here. Leaves every result in the
- * source cache and the code routines' cache (and the worker's reads in the read cache, when
- * given one), so the (synchronous) build that follows finds them there and only resolves and
- * assembles. Best effort: a worker that fails leaves its files to the build, which reads, checks
- * and analyzes them as usual. Returns how many files the worker read.
+ * worker's batches (the bytes) and checks those files from the bytes; every code routine is
+ * analyzed here. Leaves every result in the source cache and the code routines' cache (and the
+ * worker's reads in the read cache, when given one), so the (synchronous) build that follows
+ * finds them there and only resolves and assembles. Best effort: a worker that fails leaves its
+ * files to the build, which reads, checks and analyzes them as usual. Returns how many files the
+ * worker read.
  */
 export async function checkInParallel(
   worker: CheckWorker,
@@ -68,9 +68,7 @@ export async function checkInParallel(
     const i = Atomics.add(counter, 0, 1);
     if (i >= files.length) break;
     try {
-      const routine = sources.check(files[i]!, host.readFile(files[i]!)).routine;
-      const input = routine && codeInput(routine, code.manifestDir);
-      if (input !== undefined) code.cache.analyze(routine!, input, code.ctx);
+      checkOne(files[i]!, host.readFile(files[i]!), undefined, sources, code);
     } catch {
       // Left to the build, as above.
     }
@@ -86,7 +84,7 @@ export async function checkInParallel(
   return count;
 }
 
-/** Leaves one batch of the worker's results in the caches; returns how many files it held. */
+/** Leaves one batch of the worker's reads in the caches, each file checked; returns how many files it held. */
 function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | undefined, sources: SourceCache, code: CodeStep): number {
   const entries = JSON.parse(batch.json) as WorkerEntry[];
   entries.forEach((r, i) => {
@@ -94,16 +92,17 @@ function primeBatch(batch: WorkerBatch, started: number, reads: ReadCache | unde
     const bytes = new Uint8Array(batch.data, start, batch.ends[i]! - start);
     reads?.prime(r.file, bytes, r.stamp, r.changedAt ?? Infinity, started);
     try {
-      const checked = sources.check(r.file, bytes, r.digest);
-      const input = checked.routine && codeInput(checked.routine, code.manifestDir);
-      if (input === undefined) return;
-      // One the worker did not analyze (read before its analyzer loaded) is analyzed here, and one
-      // against another root (a link that changed meanwhile) again.
-      if (r.code?.root === code.ctx.packageRoot) code.cache.prime(checked.routine!, input, code.ctx, r.code.log, r.code.result);
-      else code.cache.analyze(checked.routine!, input, code.ctx);
+      checkOne(r.file, bytes, r.digest, sources, code);
     } catch {
       // Left to the build, as this thread's own files are.
     }
   });
   return entries.length;
+}
+
+/** Checks one source and analyzes it if it is a code routine, leaving both results in their caches. */
+function checkOne(file: string, bytes: Uint8Array, digest: string | undefined, sources: SourceCache, code: CodeStep): void {
+  const routine = sources.check(file, bytes, digest).routine;
+  const input = routine && codeInput(routine, code.manifestDir);
+  if (input !== undefined) code.cache.analyze(routine!, input, code.ctx);
 }

@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { workerThreads } from './worker-threads.js';
-import type { CodeRoutineResult } from '../code/types.js';
-import type { RecordedAnswer } from './answer-recorder.js';
 
 /**
  * The second thread of a cold build (check-worker.ts), as started and heard from. Deliberately
  * light (node built-ins only): the CLI starts one before it loads the compiler, so the worker
- * loads its modules and checks sources while this thread is still loading its own
- * (docs/performance.md, "Cold build on two threads").
+ * lists and reads sources while this thread is still loading its own (docs/performance.md,
+ * "Cold build on two threads").
  */
 
 /**
@@ -23,16 +21,14 @@ export interface WorkerBatch {
   ends: number[];
 }
 
-/** One file as the worker read and checked it; a code routine's analysis with the answers it read (by digest). */
+/** One file as the worker read it. */
 export interface WorkerEntry {
   file: string;
-  /** The bytes' SHA-256 (hex), taken here so the main thread does not hash them again. */
-  digest: string;
+  /** The bytes' SHA-256 (hex), taken there so this thread does not hash them again; absent for a one-shot build, which keeps none. */
+  digest?: string;
   stamp: string;
   /** JSON has no Infinity: a file read without a trusted stamp comes back with `null`. */
   changedAt: number | null;
-  /** `root`: the package root the analysis resolved imports against (realpath'd). */
-  code?: { root: string; log: RecordedAnswer[]; result: CodeRoutineResult };
 }
 
 /** What a worker started on a manifest found to check: its real path and the sources, in discovery order. */
@@ -63,12 +59,13 @@ export class CheckWorker {
   /** The worker's batches: taken synchronously (`take`), so this thread receives them between its own files. */
   readonly #batches: MessagePort;
 
-  constructor(script: URL, work: { files: readonly string[]; dir: string } | { manifest: string }) {
+  /** `digest`: the build compares digests (not one-shot), so the worker takes each file's. */
+  constructor(script: URL, work: { files: readonly string[] } | { manifest: string }, digest: boolean) {
     const { MessageChannel, Worker } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.#batches = port1;
     this.#worker = new Worker(script, {
-      workerData: { ...work, counter: this.counter, min: EARLY_MIN_SOURCES, batches: port2 },
+      workerData: { ...work, counter: this.counter, min: EARLY_MIN_SOURCES, digest, batches: port2 },
       transferList: [port2],
     });
     this.#worker.unref();
@@ -115,12 +112,15 @@ export class CheckWorker {
   }
 }
 
-/** A worker on `manifest` (a path as given; the worker resolves it), or undefined where none can start. */
-export function startCheckWorker(manifest: string): CheckWorker | undefined {
+/**
+ * A worker on `manifest` (a path as given; the worker resolves it), or undefined where none can
+ * start. `oneShot`: the build it serves is one-shot (`CompilerOptions.oneShot`), so it takes no digests.
+ */
+export function startCheckWorker(manifest: string, oneShot = false): CheckWorker | undefined {
   const script = workerScript();
   if (script === undefined) return undefined;
   try {
-    return new CheckWorker(script, { manifest });
+    return new CheckWorker(script, { manifest }, !oneShot);
   } catch {
     return undefined;
   }

@@ -197,7 +197,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     // An early worker has listed the same sources and is checking them from the start of the
     // shared counter; should its list differ, a file either thread skipped is checked by the build.
     const wanted = worthAThread(todo.length, options.parallel);
-    const worker = early ?? (wanted ? startOnFiles(todo, read.manifest.dir) : undefined);
+    const worker = early ?? (wanted ? startOnFiles(todo, oneShot) : undefined);
     if (worker === undefined) return;
     // A recording host (the CLI's persistent cache) must see every read of the build itself: the
     // worker's bytes then only prime the source cache, whose digest check serves them.

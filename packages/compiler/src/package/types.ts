@@ -17,7 +17,7 @@ export interface CompilerOptions {
   /** Content store for `root` imports; default `node_modules/.cache/berrypack/store` under the current directory. */
   store?: string;
   /**
-   * Whether `prepare` reads sources (and analyzes code routines) on a second thread: `true` for any package;
+   * Whether `prepare` reads sources on a second thread (this one checks them): `true` for any package;
    * `false` or unset, never (on two cores the thread costs more than it saves since the
    * frontmatter fast path; docs/performance.md).
    */

@@ -75,21 +75,6 @@ export class RoutineCodeCache {
     return result;
   }
 
-  /**
-   * An analysis made elsewhere (a worker thread of a cold build) of exactly this routine, with
-   * the answers it got (reads by digest): served like this cache's own while they hold.
-   */
-  prime(
-    routine: RoutineSource,
-    input: CodeRoutineInput,
-    ctx: Pick<CodeContext, 'packageRoot'>,
-    log: readonly RecordedAnswer[],
-    result: CodeRoutineResult,
-  ): void {
-    this.analyzed++;
-    this.#entries.set(routine.file, { routine, key: cacheKey(input, ctx), log, result });
-  }
-
   sweep(root: string): void {
     this.#live.sweep(root, this.#entries);
     this.#lastLive.sweep(root, this.#last);
