@@ -130,6 +130,12 @@ export function generatePackage(dir, n) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [dir, n] = process.argv.slice(2);
-  const files = generatePackage(dir, Number(n));
+  const count = Number(n);
+  // A mistyped call must not write a package into a folder named after a flag.
+  if (dir === undefined || dir.startsWith('-') || !Number.isInteger(count) || count < 1) {
+    console.error('usage: node bench/generate.mjs DIR N   (writes a package of N routines into DIR)');
+    process.exit(dir === '--help' || dir === '-h' ? 0 : 2);
+  }
+  const files = generatePackage(dir, count);
   console.log(`${files.length} files in ${dir}`);
 }
