@@ -25,8 +25,6 @@ export {
   type PluginOptions,
   type ResolvedPluginOptions,
 } from './package/plugin-options.js';
-export { manifestsImportedBy } from './package/entry-manifests.js';
-export { offloadedBuilds } from './package/offload.js';
 export { subtreeWatchPaths } from './package/watch-paths.js';
 export { readNormalized } from './source/read-normalized.js';
 // For an adapter that imports the compiler's main entry only when a build starts: its messages

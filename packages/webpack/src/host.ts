@@ -5,16 +5,7 @@
  */
 export interface HostCompiler {
   /** `cache` is `false` (production's default) or the cache's options once the host applied its defaults. */
-  options: {
-    context?: string | undefined;
-    cache?: unknown;
-    module: { rules: unknown[] };
-    output?: { clean?: unknown };
-    /** Normalized by the host before plugins apply: entry name -> its requests (a function for a dynamic entry). */
-    entry?: Record<string, { import?: string[] } | undefined> | (() => unknown);
-    /** `true` when the configuration asks for a watch session (`webpack(config, callback)`, the CLI's `--watch`). */
-    watch?: boolean;
-  };
+  options: { context?: string | undefined; cache?: unknown; module: { rules: unknown[] }; output?: { clean?: unknown } };
   /** Set by watch runs after the first: what the watcher saw change since the previous run. */
   modifiedFiles?: ReadonlySet<string> | undefined;
   removedFiles?: ReadonlySet<string> | undefined;

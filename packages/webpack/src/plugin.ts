@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildResult, BundleFile, Diagnostic, PluginOptions as Options } from '@berrypack/compiler';
 import {
@@ -8,7 +7,6 @@ import {
   filterWithoutPatterns,
   isBerryImport,
   manifestForImport,
-  manifestsImportedBy,
   nodeHost,
   readNormalized,
   renderImportModule,
@@ -59,10 +57,8 @@ export function berrypack(options?: Options): WebpackPlugin {
   // The compiler's main entry is imported here and awaited by the first build, so it loads while
   // the host starts (Rspack's native side) instead of before the host is even imported.
   const loading = import('@berrypack/compiler');
-  // One compiler for the watch sessions and one for single runs, whichever compilers of the host
-  // this plugin object is applied to; with BERRYPACK_OFFLOAD=1, a single run may compile on a
-  // worker thread ahead of the host.
-  const compilers = createCompilers(settings.compiler, { offload: true });
+  // One compiler for the watch sessions and one for single runs, whichever compilers of the host this plugin object is applied to.
+  const compilers = createCompilers(settings.compiler);
   // A failed import is reported by the build that awaits it.
   loading.catch(() => undefined);
   const fatal = (d: Diagnostic) => d.severity === 'error' || (settings.strict && d.severity === 'warning');
@@ -84,16 +80,6 @@ export function berrypack(options?: Options): WebpackPlugin {
       // rebuild redoes only the files that changed, and a one-shot compiler for `run`. Its memo
       // is per compilation, so a package imported by several modules is compiled and reported once.
       const slot = createBuildSlot(compilers);
-      // A run's packages start compiling on a worker now, while webpack sets itself up (about
-      // 130 ms from here to its first module at N = 1,000); the loader takes the result. Not for
-      // Rspack, whose first module comes about 40 ms after this, sooner than a worker has started
-      // and loaded the compiler (docs/performance.md, round nine, wt-offload).
-      const ahead =
-        compilers.offload === undefined || host.options.watch === true || host.webpack.rspackVersion !== undefined
-          ? []
-          : manifestsImportedBy(entryFiles(host), (file) => claimed(file) !== undefined);
-      for (const manifest of ahead) slot.speculate(manifest);
-      if (ahead.length === 0) slot.close();
       const sources = createAssetSources(host);
       const handOver = createHandOver(host);
       const context = host.options.context ?? process.cwd();
@@ -155,10 +141,7 @@ export function berrypack(options?: Options): WebpackPlugin {
         },
       };
       registry().set(instance, target);
-      host.hooks.shutdown.tap(NAME, () => {
-        registry().delete(instance);
-        slot.close();
-      });
+      host.hooks.shutdown.tap(NAME, () => registry().delete(instance));
 
       const effect = { enforce: 'post', type: 'javascript/auto', use: [{ loader: LOADER, options: { instance } }] };
       host.options.module.rules.push(
@@ -224,18 +207,6 @@ export function berrypack(options?: Options): WebpackPlugin {
       }
     },
   };
-}
-
-/** The entry files the host's options name by path (a function entry or a package name names none here). */
-function entryFiles(host: HostCompiler): string[] {
-  const entry = host.options.entry;
-  if (typeof entry !== 'object' || entry === null) return [];
-  const context = host.options.context ?? process.cwd();
-  const files: string[] = [];
-  for (const description of Object.values(entry)) {
-    for (const request of description?.import ?? []) if (/^(?:\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/])/.test(request)) files.push(path.resolve(context, request));
-  }
-  return files;
 }
 
 function registry(): Map<string, LoaderTarget> {

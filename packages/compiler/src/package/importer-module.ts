@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { decodeSourceText } from '../source/normalize-text.js';
 import type { CompilerHost } from '../host.js';
-import { createOffload, offloadWanted, type Offload } from './offload.js';
-import { offloadedMemo } from './offload-memo.js';
 import type { BuildResult, Compiler, CompilerOptions, PackageSummary } from './types.js';
 
 const BERRY_EXTENSION = 'ai.strawberry.berry';
@@ -224,30 +222,14 @@ export function createBuildMemo(compiler: Compiler, reported?: () => Iterable<st
  * (`CompilerOptions.oneShot`, as the CLI's `build` without `--watch`): it keeps nothing for a
  * rebuild, and a later build of it (a second `rollup()`, Vite's next environment, another
  * webpack configuration with the same plugin object) is still correct, reusing only the results
- * of files whose bytes it finds unchanged. `offload`: the slots of these compilers may compile a
- * one-shot build on a worker thread ahead of the host (`BuildSlot.speculate`).
+ * of files whose bytes it finds unchanged.
  */
-export type Compilers = ((create: (options: CompilerOptions) => Compiler, watching: boolean) => Compiler) & {
-  /** A slot's worker for one-shot builds compiled ahead (undefined when offloading is off or cannot start). */
-  offload?: () => Offload | undefined;
-};
+export type Compilers = (create: (options: CompilerOptions) => Compiler, watching: boolean) => Compiler;
 
-export function createCompilers(options: CompilerOptions, settings: { offload?: boolean } = {}): Compilers {
+export function createCompilers(options: CompilerOptions): Compilers {
   let kept: Compiler | undefined;
   let once: Compiler | undefined;
-  const compilers: Compilers = (create, watching) => (watching ? (kept ??= create(options)) : (once ??= create({ ...options, oneShot: true })));
-  if (settings.offload && offloadWanted()) {
-    // The first slot's worker starts with the plugin object, so it has loaded the compiler by the
-    // time the host applies the plugin and names its entries (webpack: about 130 ms later).
-    let early = createOffload(options);
-    early?.warm();
-    compilers.offload = () => {
-      const offload = early ?? createOffload(options);
-      early = undefined;
-      return offload;
-    };
-  }
-  return compilers;
+  return (create, watching) => (watching ? (kept ??= create(options)) : (once ??= create({ ...options, oneShot: true })));
 }
 
 /** The memo of an adapter's current host build, on the compiler for whether the host watches. */
@@ -256,46 +238,23 @@ export interface BuildSlot {
   start(watching: boolean, changed?: Iterable<string>): void;
   /** The current build's memo, made on first use (before any `start`: a watching one, the safe default). */
   memo(create: (options: CompilerOptions) => Compiler): BuildMemo;
-  /**
-   * The next host build, if it is not watched, will probably build `manifest`: its compile starts
-   * now on a worker thread (with `offload` on), and that build's `prepare` takes the result. A
-   * guess only: a build that does not ask for it, or a watched one, drops it at its start.
-   */
-  speculate(manifest: string): void;
-  /** Ends the slot's worker, if any (the host is closing, or it has nothing to compile ahead). */
-  close(): void;
 }
 
 /** `compilers`: shared by the slots of one plugin object (webpack applies it to each compiler of a multi-compiler). */
 export function createBuildSlot(compilers: Compilers, reported?: () => Iterable<string> | undefined): BuildSlot {
   let watching = true;
   const memos = new Map<boolean, BuildMemo>();
-  // Per slot: a result belongs to the builds of one host compiler.
-  const offload = compilers.offload?.();
   return {
     start(watchingNow, changed) {
       watching = watchingNow;
-      // A watched build compiles on this thread, on the kept compiler.
-      if (watching) offload?.close();
-      else offload?.expire();
       // The watching memo forgets what it was told changed when a build it does not see came between.
       memos.get(true)?.clear(watching ? changed : undefined);
       if (!watching) memos.get(false)?.clear();
     },
     memo(create) {
       let memo = memos.get(watching);
-      if (memo === undefined) {
-        memo = createBuildMemo(compilers(create, watching), reported);
-        if (!watching && compilers.offload !== undefined) memo = offloadedMemo(memo, () => offload);
-        memos.set(watching, memo);
-      }
+      if (memo === undefined) memos.set(watching, (memo = createBuildMemo(compilers(create, watching), reported)));
       return memo;
-    },
-    speculate(manifest) {
-      offload?.compile(manifest);
-    },
-    close() {
-      offload?.close();
     },
   };
 }
