@@ -194,7 +194,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     if (!read.manifest) return;
     // Through the discovery cache: the build that follows finds the listing there.
     const todo = discoveries.discover(read.manifest, bytes, host).sources.filter((f) => !isMethodFile(f) && !sources.has(f));
-    // An early worker has listed the same sources and is checking them from the start of the
+    // An early worker has listed the same sources and is reading them from the start of the
     // shared counter; should its list differ, a file either thread skipped is checked by the build.
     const wanted = worthAThread(todo.length, options.parallel);
     const worker = early ?? (wanted ? startOnFiles(todo, oneShot) : undefined);
