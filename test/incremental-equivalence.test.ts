@@ -90,7 +90,7 @@ beforeAll(async () => {
   prepare('generated', 'generated', Math.min(GENERATED_RUNS, 12));
   prepare('notebook', 'notebook-coarse', Math.min(COARSE_RUNS, 50));
   prepare('notebook', 'notebook-cases', 10);
-  prepare('generated', 'generated-cases', 2);
+  prepare('generated', 'generated-cases', 3);
   sleep(150);
 });
 
@@ -798,6 +798,31 @@ describe('incremental rebuilds: the work they skip', () => {
       expect(work.codeRoutinesAnalyzed).toBe(0);
       expect(work.codeRoutinesReused).toBe(10);
       expect(work.filesRead).toBe(1);
+    });
+  });
+
+  it('a rebuild hashes the bundle content only from the first part its edit changed (100 generated routines)', () => {
+    withSession('generated', (s) => {
+      expect(s.first.ok).toBe(true);
+      const text = s.first.bundle!.text;
+      const content = (t: string) => Buffer.byteLength(t.slice('{"content":'.length, t.lastIndexOf(',"format":')));
+      // Model routines in the order of the content's `files` list (in path order, before `imports`).
+      const filesAt = text.indexOf('"files":[');
+      const files = text.slice(filesAt, text.indexOf(',"imports":', filesAt));
+      const routines = [...files.matchAll(/"path":"(routines\/[^"]+\/model\d+\.md)"/g)].map((m) => m[1]!);
+      expect(routines.length).toBeGreaterThan(64);
+      const late = routines[routines.length - 1]!;
+      s.edit(late, (t) => `${t}\nAnswer in one paragraph.\n`);
+      let { result, work } = s.rebuild();
+      expect(result.ok).toBe(true);
+      expect(work.contentBytesHashed + work.contentBytesReused).toBe(content(result.bundle!.text));
+      expect(work.contentBytesReused).toBeGreaterThan(content(result.bundle!.text) / 3);
+      // An edit in the first run of fragments hashes (nearly) everything again.
+      s.edit(routines[0]!, (t) => `${t}\nAnswer in one paragraph.\n`);
+      ({ result, work } = s.rebuild());
+      expect(result.ok).toBe(true);
+      expect(work.contentBytesHashed + work.contentBytesReused).toBe(content(result.bundle!.text));
+      expect(work.contentBytesReused).toBeLessThan(content(result.bundle!.text) / 20);
     });
   });
 

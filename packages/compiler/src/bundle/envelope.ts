@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalPieces } from './canonical-json.js';
 import { BUNDLE_FORMATS } from './content-view.js';
 import { isDigest, isSha256Hex } from './digest.js';
+import type { HashChain } from './hash-chain.js';
 
 /** The format this compiler writes, the newest its loader reads (`BUNDLE_FORMATS` lists them all). */
 export const BUNDLE_FORMAT = BUNDLE_FORMATS[BUNDLE_FORMATS.length - 1]!;
@@ -41,10 +42,12 @@ const HEAD = encoder.encode('{"content":');
  * @param content a JSON object; `RawJson` values inside it are spliced in verbatim.
  * @param blobs resource bytes by the hex of their SHA-256, as the content's `resources` list them
  *   (not hashed again here; the loader checks every one it reads).
+ * @param chain the package's hash chain in a compiler that builds it again (watch mode): the id
+ *   is then hashed only from the first part that changed since the chain's previous bundle.
  * @throws TypeError when `content` is not a JSON object (see `canonicalJson`), the plugin name is
  *   not a valid package name, or a blob key is not 64 lowercase hex digits.
  */
-export function createBundle(pluginName: string, content: unknown, blobs: ReadonlyMap<string, Uint8Array> = new Map()): BundleFile {
+export function createBundle(pluginName: string, content: unknown, blobs: ReadonlyMap<string, Uint8Array> = new Map(), chain?: HashChain): BundleFile {
   const pieces = canonicalPieces(content);
   const first = pieces[0];
   // A loader reads `content.files` and `content.resources`; only an object can carry them.
@@ -56,9 +59,7 @@ export function createBundle(pluginName: string, content: unknown, blobs: Readon
     if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits (its SHA-256)`);
   }
   const contentParts = joinRuns(pieces);
-  const hash = createHash('sha256');
-  for (const part of contentParts) hash.update(part);
-  const id = `sha256-${hash.digest('hex')}`;
+  const id = `sha256-${chain ? chain.digest(contentParts) : digestOf(contentParts)}`;
   // The id only ever goes into the ASCII tail.
   const parts = [HEAD, ...contentParts, encoder.encode(`,"format":"${BUNDLE_FORMAT}","id":"${id}"}`)];
   let bytes: Uint8Array | undefined;
@@ -110,6 +111,12 @@ function joinRuns(pieces: readonly (string | Uint8Array)[]): Uint8Array[] {
   endRun();
   if (text !== '') parts.push(Buffer.from(text, 'utf8'));
   return parts;
+}
+
+function digestOf(parts: readonly Uint8Array[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest('hex');
 }
 
 function joinRun(run: readonly Uint8Array[]): Uint8Array {

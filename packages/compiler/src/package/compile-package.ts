@@ -19,6 +19,7 @@ import { AnswerRecorder } from './answer-recorder.js';
 import { SourceCache } from './cache/source-cache.js';
 import { DiscoveryCache } from './cache/discovery-cache.js';
 import { ManifestCache } from './cache/manifest-cache.js';
+import { HashChainCache } from './cache/hash-chain-cache.js';
 import { NameCheckCache } from './cache/name-check-cache.js';
 import { checkMethod, isMethodFile } from '../method/index.js';
 import { relativePosix } from './steps/paths.js';
@@ -43,6 +44,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
   const discoveries = new DiscoveryCache();
   const manifests = new ManifestCache();
   const names = new NameCheckCache();
+  const hashes = new HashChainCache(oneShot);
   const store = options.store ?? path.resolve('node_modules/.cache/berrypack/store');
 
   function buildPackage(
@@ -154,7 +156,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
     );
     const blobs = new Map(captured.resources.map((r) => [r.digest.slice('sha256-'.length), r.bytes]));
     for (const imported of imports.imports) for (const [hex, blob] of imported.blobs) blobs.set(hex, blob);
-    const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs);
+    const bundle = createBundle(manifest.name ?? 'plugin', assembled.content, blobs, hashes.chainFor(manifest.file));
     return {
       diagnostics,
       manifest,
@@ -231,7 +233,7 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       }
       // What this build did not use is dropped: a long watch session stays bounded. A one-shot
       // compiler sweeps only the reads (which also ends the trust in prepare's reads).
-      for (const cache of oneShot ? [reads] : [reads, sources, codeRoutines, fragments, discoveries, manifests, names]) cache.sweep(file);
+      for (const cache of oneShot ? [reads] : [reads, sources, codeRoutines, fragments, discoveries, manifests, names, hashes]) cache.sweep(file);
       const diagnostics = sortDiagnostics(built.diagnostics);
       const ok = (built.result !== undefined || (buildOptions.bundle === false && built.manifest !== undefined)) && !hasErrors(diagnostics);
       return {
@@ -259,6 +261,8 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
         routinesReused: resolutions.reused,
         filesRead: reads.misses,
         filesUnchanged: reads.hits,
+        contentBytesHashed: hashes.hashed,
+        contentBytesReused: hashes.reused,
       };
     },
   };

@@ -83,6 +83,12 @@ export interface CompilerStats {
   /** Files read in full, and files served from memory because their stamp was unchanged. */
   filesRead: number;
   filesUnchanged: number;
+  /**
+   * Bytes of bundle content hashed for ids, and bytes whose hash state a watch compiler took
+   * from the package's previous bundle (the unchanged parts before the first change).
+   */
+  contentBytesHashed: number;
+  contentBytesReused: number;
 }
 
 export interface Compiler {
