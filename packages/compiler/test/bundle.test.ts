@@ -411,6 +411,19 @@ describe('BND-2 bundle identity and file name', () => {
     expect(copiedBytes).toBeLessThan(second.bytes.length / 3);
   });
 
+  it('joins the parts into a plain Uint8Array of its own, which slice() copies', () => {
+    const texts = Array.from({ length: 200 }, (_, i) => RawJson.of({ path: `r/${i}.md`, text: `body ${i}` }));
+    const bundle = createBundle('p', { files: texts, name: 'p' });
+    const bytes = bundle.bytes;
+    expect(Buffer.isBuffer(bytes)).toBe(false);
+    expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, bytes.length]);
+    expect(Buffer.from(bytes).equals(Buffer.concat(bundle.parts!))).toBe(true);
+    const copy = bytes.slice();
+    copy[0] = 0x20;
+    expect(bytes[0]).toBe(0x7b);
+    expect(createBundle('p', {}).bytes).toEqual(new TextEncoder().encode(createBundle('p', {}).text));
+  });
+
   it('refuses content that is not a JSON object, and malformed blob keys', () => {
     expect(() => createBundle('p', [1])).toThrow(/expected a JSON object/);
     expect(() => createBundle('p', { a: NaN })).toThrow('Unexpected NaN at $.a, expected a JSON value');

@@ -129,14 +129,24 @@ function joinRun(run: readonly Uint8Array[]): Uint8Array {
   return joined;
 }
 
-/** The parts copied into `bytes`: by default one plain Uint8Array (not a Buffer: a caller's `bytes.slice()` must copy, as it does for a Uint8Array); a run, never handed out, needs no zero-filled one. */
-function joinParts(parts: readonly Uint8Array[], bytes = new Uint8Array(byteLength(parts))): Uint8Array {
+/**
+ * The parts copied into `bytes`: by default one plain Uint8Array (not a Buffer: a caller's
+ * `bytes.slice()` must copy, as it does for a Uint8Array) over memory that is not zero-filled
+ * first, since the parts fill every byte (a rebuild's 26 MB at N = 10,000 joined in 5–14 ms
+ * against 11–14 ms: where the allocator hands back fresh pages, faulting them in costs the same).
+ */
+function joinParts(parts: readonly Uint8Array[], bytes = unfilledBytes(byteLength(parts))): Uint8Array {
   let at = 0;
   for (const part of parts) {
     bytes.set(part, at);
     at += part.length;
   }
   return bytes;
+}
+
+function unfilledBytes(length: number): Uint8Array {
+  // allocUnsafeSlow gives an ArrayBuffer of its own (never the shared pool's), of exactly this length.
+  return new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
 }
 
 function byteLength(parts: readonly Uint8Array[]): number {
