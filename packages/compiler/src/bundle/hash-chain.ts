@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { sameBytes } from '../text/same-bytes.js';
 
 /**
  * The SHA-256 of a bundle's content, computed as a chain over its parts, keeping the hash's
@@ -50,10 +51,6 @@ function sharedPrefix(a: readonly Uint8Array[], b: readonly Uint8Array[]): numbe
   let i = 0;
   while (i < end && sameBytes(a[i]!, b[i]!)) i++;
   return i;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 }
 
 /** The length of the first `count` parts together. */

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../bundle/digest.js';
 import { nodeHost, racy, type CompilerHost, type EntryKind } from '../host.js';
+import { sameBytes } from '../text/same-bytes.js';
 
 /**
  * One answer of the host, kept so that it can be stored and checked by a later process (a
@@ -115,10 +116,6 @@ export class AnswerRecorder implements CompilerHost {
 function sameAnswer(a: Answer, b: Answer): boolean {
   if (a.op === 'read' && b.op === 'read') return a.bytes === b.bytes || (a.bytes !== undefined && b.bytes !== undefined && sameBytes(a.bytes, b.bytes));
   return a.op !== 'read' && b.op !== 'read' && a.answer === b.answer;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 /**

@@ -2,6 +2,7 @@ import { discoverSources, type DiscoveryResult, type ManifestInfo } from '../../
 import type { CompilerHost } from '../../host.js';
 import { AnswerRecorder, sameAnswers, type Answer } from '../answer-recorder.js';
 import { Sweeper } from './sweeper.js';
+import { sameBytes } from '../../text/same-bytes.js';
 
 /**
  * The sources a manifest's discovery found, reused while plugin.json is the same and every
@@ -32,8 +33,4 @@ export class DiscoveryCache {
   sweep(root: string): void {
     this.#live.sweep(root, this.#entries);
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 }
