@@ -3,7 +3,7 @@
 // API's warm rebuild after one edit, on a generated package, summarized as the top self-time
 // functions, files and packages, and the inclusive time of the compiler's own functions.
 //
-//   node bench/profile.mjs [--n 1000] [--top 15] [--interval-us 200] [--rebuilds 20] [--out DIR] [--json]
+//   node bench/profile.mjs [--n 1000] [--top 15] [--interval-us 200] [--rebuilds 20] [--listed] [--out DIR] [--json]
 //
 // Runs `node --cpu-prof` on the CLI exactly as the harness does (a fresh process), keeps the
 // .cpuprofile files in --out (default: a temporary directory, printed) for Chrome DevTools or
@@ -26,6 +26,8 @@ const n = Number(opt('--n', 1000));
 const top = Number(opt('--top', 15));
 const interval = Number(opt('--interval-us', 200));
 const json = args.includes('--json');
+// --listed: each rebuild gets the edited file as `changedFiles`, as the Rollup, Vite and webpack adapters pass it.
+const listed = args.includes('--listed');
 const out = path.resolve(opt('--out', mkdtempSync(path.join(os.tmpdir(), 'berrypack-profile-'))));
 mkdirSync(out, { recursive: true });
 
@@ -56,14 +58,18 @@ function profileRebuild(iterations) {
   rmSync(copy, { recursive: true, force: true });
   cpSync(pkg, copy, { recursive: true });
   const file = path.join(out, 'rebuild.cpuprofile');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench/workers/profile-rebuild.mjs'), copy, file, String(iterations), String(interval)], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench/workers/profile-rebuild.mjs'), copy, file, String(iterations), String(interval), ...(listed ? ['listed'] : [])],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`rebuild profile failed: ${r.stderr}`);
   const { msPerRebuild } = JSON.parse(r.stdout);
   return {
-    label: `compiler.build() after one edit (${iterations} rebuilds, ${fmt(msPerRebuild)} ms each)`,
+    label: `compiler.build() after one edit${listed ? ', given the edited file' : ''} (${iterations} rebuilds, ${fmt(msPerRebuild)} ms each)`,
     file,
     wallMs: msPerRebuild * iterations,
     ...summarize(JSON.parse(readFileSync(file, 'utf8'))),
