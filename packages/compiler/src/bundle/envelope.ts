@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { canonicalPieces } from './canonical-json.js';
 import { BUNDLE_FORMATS } from './content-view.js';
 import { isDigest, isSha256Hex } from './digest.js';
-import type { HashChain } from './hash-chain.js';
+import { HashChain } from './hash-chain.js';
 
 /** The format this compiler writes, the newest its loader reads (`BUNDLE_FORMATS` lists them all). */
 export const BUNDLE_FORMAT = BUNDLE_FORMATS[BUNDLE_FORMATS.length - 1]!;
@@ -59,7 +58,7 @@ export function createBundle(pluginName: string, content: unknown, blobs: Readon
     if (!isSha256Hex(hex)) throw new TypeError(`Unexpected blob key ${JSON.stringify(hex)}, expected 64 lowercase hex digits (its SHA-256)`);
   }
   const contentParts = joinRuns(pieces);
-  const id = `sha256-${chain ? chain.digest(contentParts) : digestOf(contentParts)}`;
+  const id = `sha256-${(chain ?? new HashChain(false)).digest(contentParts)}`;
   // The id only ever goes into the ASCII tail.
   const parts = [HEAD, ...contentParts, encoder.encode(`,"format":"${BUNDLE_FORMAT}","id":"${id}"}`)];
   let bytes: Uint8Array | undefined;
@@ -111,12 +110,6 @@ function joinRuns(pieces: readonly (string | Uint8Array)[]): Uint8Array[] {
   endRun();
   if (text !== '') parts.push(Buffer.from(text, 'utf8'));
   return parts;
-}
-
-function digestOf(parts: readonly Uint8Array[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return hash.digest('hex');
 }
 
 function joinRun(run: readonly Uint8Array[]): Uint8Array {

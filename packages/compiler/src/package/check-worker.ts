@@ -11,9 +11,9 @@ import type { WorkerBatch, WorkerEntry, WorkerListing } from './check-worker-sta
  * JSON text. It checks and analyzes nothing: this thread's isolate would compile the checker and
  * the code analyzer again, and on two cores those compiles took the core that V8's optimizing
  * compiler and collector already use for the main thread (docs/performance.md, round nine,
- * wt-par). Started on a manifest
- * (the CLI starts it before loading the compiler), it first lists the sources as a build does
- * and posts the listing; the main thread checks the same list from the same counter.
+ * wt-par). Started on a manifest (the CLI starts it before loading the compiler), it first lists
+ * the sources as a build does and posts the listing; the main thread checks the same list from
+ * the same counter.
  */
 const work = workerData as { counter: Int32Array; min: number; digest: boolean; batches: MessagePort } & ({ files: string[] } | { manifest: string });
 const { counter, batches } = work;
