@@ -368,6 +368,38 @@ describe('@berrypack/esbuild', () => {
     }
   });
 
+  it('sees an edit made before the second build and one made before the third (the watches start with the second)', async () => {
+    const dir = copyFixtures(['notebook']);
+    const notes = path.join(dir, 'notebook/routines/notes');
+    writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
+    // Past the compiler's racy tick (100 ms): a file it read that long after its last change is
+    // kept in memory until the plugin says it changed, so each step edits a file no build has
+    // seen change (a file read right after its change is checked again anyway).
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+    await settle();
+    const ctx = await rebuildingContext(dir);
+    const fresh = () => createCompiler().build(path.join(dir, 'notebook/plugin.json')).bundle!.id;
+    try {
+      const rebuild = async () => bundleId(bundleOutput((await ctx.rebuild()).outputFiles));
+      let previous = await rebuild();
+      const steps: [string, string][] = [
+        ['second', 'compose.md'],
+        ['third', 'style.md'],
+        ['fourth', 'triage.md'],
+      ];
+      for (const [build, file] of steps) {
+        await settle();
+        appendFileSync(path.join(notes, file), '\nBe brief.\n');
+        const id = await rebuild();
+        expect(id, build).toBe(fresh());
+        expect(id, build).not.toBe(previous);
+        previous = id;
+      }
+    } finally {
+      await ctx.dispose();
+    }
+  });
+
   it('rebuilds from file events what a fresh build gives: same-tick edits, a save by rename, a symlinked source, a new and a replaced folder', async () => {
     const dir = copyFixtures(['notebook']);
     const notes = path.join(dir, 'notebook/routines/notes');

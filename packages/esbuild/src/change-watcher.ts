@@ -107,6 +107,21 @@ export class ChangeWatcher {
     this.#covered.set(manifest, covered);
   }
 
+  /**
+   * Before a compile that will read `files` (absolute paths): watches their directories, so that
+   * the compile after it can take its changes from events. What those files are (`cover`) is
+   * checked after that compile, off the build's path.
+   */
+  watchFolders(files: readonly string[]): void {
+    if (this.#closed) return;
+    let previous: string | undefined;
+    for (const file of files) {
+      const dir = path.dirname(file);
+      if (dir !== previous) this.#watched(dir);
+      previous = dir;
+    }
+  }
+
   close(): void {
     this.#closed = true;
     for (const dir of [...this.#watches.keys()]) this.#unwatch(dir);

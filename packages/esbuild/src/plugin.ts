@@ -82,13 +82,18 @@ export function berrypack(options?: Options): Plugin {
       const superseded = new Map<string, string>();
       const prepared = new Map<string, Promise<void>>();
       const lists = new WatchLists();
-      // From a context's second build on: what changed, from file events, so a rebuild's compile
+      // From a context's third build on: what changed, from file events, so a rebuild's compile
       // stats only those files (a one-shot build never starts a watch).
       let changes: ChangeWatcher | undefined;
       build.onStart(() => {
         started++;
-        // Only inotify reports a change before the write returns (see eventsAreComplete).
-        if (started === 2 && process.platform === 'linux') changes = new ChangeWatcher();
+        // Only inotify reports a change before the write returns (see eventsAreComplete). The
+        // watches start before the second build's compile reads, so that compile (which stats
+        // every file: what changed since the first build went unseen) is the only one that must.
+        if (started === 2 && process.platform === 'linux') {
+          changes = new ChangeWatcher();
+          for (const files of lists.latestFiles()) changes.watchFolders(files);
+        }
         // The changes themselves are asked for by each compile (see ChangeWatcher).
         builds?.clear(changes === undefined ? undefined : []);
         bundles.clear();

@@ -25,6 +25,11 @@ export class WatchLists {
     return this.#latest.size === 0;
   }
 
+  /** Per package, the files of its latest build. */
+  *latestFiles(): IterableIterator<readonly string[]> {
+    for (const list of this.#latest.values()) yield list.files;
+  }
+
   /** A new build starts: nothing has been given to esbuild yet. */
   start(): void {
     this.#given.clear();

@@ -50,6 +50,24 @@ describe.runIf(process.platform === 'linux')('ChangeWatcher', () => {
     });
   });
 
+  it('watches folders ahead of a compile, so the compile after it can take events once the files are covered', async () => {
+    const { at } = folder({ 'plugin.json': '{}', 'r/b.md': 'b', 'r/c.md': 'c' });
+    const [b, c] = [at('r/b.md'), at('r/c.md')];
+    const files = [at('plugin.json'), b, c];
+    await watching(async (watcher) => {
+      watcher.watchFolders(files);
+      // The compile right after the watches started checks every file: what changed before them was not seen.
+      appendFileSync(b, '!');
+      await turn();
+      expect(watcher.take()).toBeUndefined();
+      // Covering the files after that compile starts no watch, so the next take trusts the events.
+      watcher.cover('m', files);
+      appendFileSync(c, '!');
+      await turn();
+      expect(watcher.take()).toEqual(new Set([c]));
+    });
+  });
+
   it('cannot tell while a file read has another hard link, or after a watched folder is replaced', async () => {
     const { dir, at } = folder({ 'r/b.md': 'b', 'r/c.md': 'c' });
     const b = at('r/b.md');
