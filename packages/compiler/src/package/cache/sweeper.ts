@@ -10,9 +10,9 @@
  * 1 ms to follow the list.
  */
 export class Sweeper {
-  /** The keys of the latest build (of any root), in the order of their first use, and as a set. */
-  #last: readonly string[] = [];
+  /** The keys of the latest build (of any root), in the order of their first use (`#last` lists them). */
   #lastSet = new Set<string>();
+  #last: readonly string[] = [];
   /** Each of `#last`'s keys' position, made when a build first uses a key out of its order. */
   #lastIndex: Map<string, number> | undefined;
   /** How many of `#last`'s keys this build has used in order so far. */
@@ -30,10 +30,7 @@ export class Sweeper {
   /** The keys the latest build of `root` used, as one array while they stay the same set. */
   keysOf(root: string): readonly string[] {
     const used = this.#roots.get(root);
-    if (used === undefined) return [];
-    let keys = this.#keys.get(used);
-    if (keys === undefined) this.#keys.set(used, (keys = [...used]));
-    return keys;
+    return used === undefined ? [] : this.#listed(used);
   }
 
   use(key: string): void {
@@ -49,16 +46,16 @@ export class Sweeper {
     const at = (this.#lastIndex ??= new Map(this.#last.map((k, i) => [k, i]))).get(key);
     // Used again, in the part already followed: nothing new.
     if (at !== undefined && at < this.#followed) return;
-    this.#current = new Set(this.#last.slice(0, this.#followed)).add(key);
+    this.#current = this.#followedSet().add(key);
   }
 
   sweep(root: string, entries: Map<string, unknown>): void {
     let used: Set<string>;
     if (this.#current === undefined && this.#followed === this.#last.length) used = this.#lastSet;
     else {
-      used = this.#current ?? new Set(this.#last.slice(0, this.#followed));
-      this.#last = [...used];
+      used = this.#current ?? this.#followedSet();
       this.#lastSet = used;
+      this.#last = this.#listed(used);
       this.#lastIndex = undefined;
     }
     this.#current = undefined;
@@ -66,5 +63,17 @@ export class Sweeper {
     this.#roots.set(root, used);
     const roots = [...this.#roots.values()];
     for (const key of entries.keys()) if (!roots.some((keys) => keys.has(key))) entries.delete(key);
+  }
+
+  /** `used`'s keys as one array, made once per set (`keysOf` and `#last` share it). */
+  #listed(used: Set<string>): readonly string[] {
+    let keys = this.#keys.get(used);
+    if (keys === undefined) this.#keys.set(used, (keys = [...used]));
+    return keys;
+  }
+
+  /** The keys this build has used so far while it followed `#last`. */
+  #followedSet(): Set<string> {
+    return new Set(this.#last.slice(0, this.#followed));
   }
 }
