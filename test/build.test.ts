@@ -161,6 +161,29 @@ describe('incremental rebuilds', () => {
     expect(result.files.map(rel)).toEqual(expect.arrayContaining(['plugin.json', 'routines/converse.md', 'routines/lib/score.js', 'routines/README.md']));
     expect(result.directories.map(rel)).toEqual(expect.arrayContaining(['routines', 'routines/notes', 'routines/search', 'routines/lib']));
   });
+
+  it('lists plugin.json, the sources and their directories before a build (sourcePaths), without a stale listing after', () => {
+    const dir = track(copyFixtures(['notebook']));
+    const manifest = path.join(dir, 'notebook/plugin.json');
+    const compiler = createCompiler();
+    const listed = compiler.sourcePaths(manifest)!;
+    const rel = (p: string) => path.relative(path.join(dir, 'notebook'), p).split(path.sep).join('/');
+    expect(listed.files.map(rel)).toEqual(expect.arrayContaining(['plugin.json', 'routines/converse.md', 'routines/notes/triage.md', 'routines/README.md']));
+    // Code modules and resources are found by the build itself.
+    expect(listed.files.map(rel)).not.toContain('routines/lib/score.js');
+    expect(listed.directories.map(rel)).toEqual(expect.arrayContaining(['routines', 'routines/notes', 'routines/lib']));
+    // A source added after the listing is still built: the build checks the listing again.
+    writeFileSync(path.join(dir, 'notebook/routines/notes/added.md'), '---\nname: notes.added\ndescription: Added late.\n---\nHello.\n');
+    const built = compiler.build(manifest);
+    expect(built.files).toEqual(expect.arrayContaining(listed.files));
+    expect(built.directories).toEqual(expect.arrayContaining(listed.directories));
+    expect(built.files.map(rel)).toContain('routines/notes/added.md');
+    expect(built.bundle!.id).toBe(createCompiler().build(manifest).bundle!.id);
+    // Nothing to list, never a throw: a missing manifest, one that is not JSON.
+    expect(compiler.sourcePaths(path.join(dir, 'nowhere/plugin.json'))).toBeUndefined();
+    writeFileSync(path.join(dir, 'notebook/plugin.json'), '{ not json');
+    expect(compiler.sourcePaths(manifest)).toBeUndefined();
+  });
 });
 
 describe('berrypack build, inspect and verify', () => {

@@ -123,6 +123,42 @@ describe('@berrypack/esbuild', () => {
     expect(readFileSync(path.join(dir, 'out/esbuild/main.js'), 'utf8')).toMatch(/file: "example\.greeter\.[0-9a-f]{12}\.berry\.json"/);
   });
 
+  it("hands esbuild a first build's plugin.json and sources with the resolution, and the rest with the load", async () => {
+    const dir = copyFixtures(['notebook']);
+    writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
+    const manifest = path.join(dir, 'notebook/plugin.json');
+    // What each of the plugin's hooks answered, seen through a wrapped PluginBuild.
+    const answers: { hook: string; watchFiles: string[]; watchDirs: string[] }[] = [];
+    const plugin = berrypack();
+    const seen = (hook: string) => (result: esbuild.OnResolveResult | esbuild.OnLoadResult | null | undefined) => {
+      if (result) answers.push({ hook, watchFiles: result.watchFiles ?? [], watchDirs: result.watchDirs ?? [] });
+      return result;
+    };
+    const watched: esbuild.Plugin = {
+      name: plugin.name,
+      setup: (build) =>
+        plugin.setup({
+          ...build,
+          onResolve: (options, callback) => build.onResolve(options, async (args) => seen('resolve')(await callback(args))),
+          onLoad: (options, callback) => build.onLoad(options, async (args) => seen('load')(await callback(args))),
+        }),
+    };
+    await esbuild.build({ absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, outdir: 'dist', write: false, plugins: [watched], ...silent });
+    const expected = createCompiler().build(manifest);
+    const [resolved, loaded] = answers;
+    expect(answers.map((a) => a.hook)).toEqual(['resolve', 'load']);
+    // esbuild reads every watch file it is given before it asks for the load: the sources go out first.
+    const sources = expected.files.filter((f) => f.endsWith('.md'));
+    expect(sources.length).toBeGreaterThan(3);
+    expect(resolved!.watchFiles).toEqual(expect.arrayContaining([manifest, ...sources]));
+    expect(resolved!.watchDirs).toContain(path.join(dir, 'notebook/routines'));
+    // The load adds what only the build finds (the code modules), and nothing given already.
+    expect(loaded!.watchFiles).toContain(path.join(dir, 'notebook/routines/lib/score.js'));
+    expect(loaded!.watchFiles.filter((f) => resolved!.watchFiles.includes(f))).toEqual([]);
+    expect(new Set([...resolved!.watchFiles, ...loaded!.watchFiles])).toEqual(new Set(expected.files));
+    expect(new Set([...resolved!.watchDirs, ...loaded!.watchDirs])).toEqual(new Set(expected.directories));
+  });
+
   it('reports a bundle it cannot write as an esbuild error and leaves no temporary file', async () => {
     const dir = copyFixtures(['imports']);
     writeFiles(dir, { 'main.js': "import app from './imports/app/plugin.json';\nexport default app.id;\n" });
@@ -499,8 +535,8 @@ describe('@berrypack/esbuild', () => {
       expect(await nextBuild()).not.toBe(edited);
       rmSync(tidy);
       expect(await nextBuild()).toBe(edited);
-      // From the second build on, the package's files reach esbuild's watcher through onResolve
-      // (the load returns only what is new): an edit of a code module must still be seen.
+      // The package's files reach esbuild's watcher through onResolve (the load returns only
+      // what is new): an edit of a code module must still be seen.
       const score = path.join(dir, 'notebook/routines/lib/score.js');
       writeFileSync(score, readFileSync(score, 'utf8') + '\nexport const version = 2;\n');
       expect(await nextBuild()).not.toBe(edited);

@@ -7,12 +7,14 @@ interface WatchList {
 }
 
 /**
- * Where the esbuild plugin hands esbuild a package's watch files. esbuild stats every watch file
- * a result returns, on every build, in the goroutine that asked (1,021 files at N = 1,000), and
- * watches the union of what the build's results returned. So a rebuild returns the package's
- * list from its previous build already from onResolve, and esbuild takes those stamps while this
- * thread compiles; the load then returns only what that list lacks (nothing, unless files were
- * added). A file the package no longer reads stays watched for that one build, which at worst
+ * Where the esbuild plugin hands esbuild a package's watch files. esbuild reads every watch file
+ * a result returns, on every build (a one-shot build too), in the goroutine that asked (1,021
+ * files at N = 1,000), and watches the union of what the build's results returned. So the
+ * package's list goes out already from onResolve, and esbuild reads those files while this
+ * thread compiles: a rebuild returns its previous build's list, a first build plugin.json and the
+ * sources discovery finds. The load then returns only what that list lacks (for a rebuild,
+ * nothing unless files were added; for a first build, the code modules, resources and probed
+ * paths). A file the package no longer reads stays watched for that one build, which at worst
  * starts one more rebuild.
  */
 export class WatchLists {
@@ -20,10 +22,6 @@ export class WatchLists {
   readonly #latest = new Map<string, WatchList>();
   // This build: the lists returned early, by manifest.
   readonly #given = new Map<string, WatchList>();
-
-  get empty(): boolean {
-    return this.#latest.size === 0;
-  }
 
   /** Per package, the files of its latest build. */
   *latestFiles(): IterableIterator<readonly string[]> {
@@ -35,12 +33,19 @@ export class WatchLists {
     this.#given.clear();
   }
 
-  /** The previous build's list of `manifest`, to return early; once per build, undefined when there is none. */
-  early(manifest: string): { watchFiles: string[]; watchDirs: string[] } | undefined {
-    const latest = this.#latest.get(manifest);
-    if (latest === undefined || this.#given.has(manifest)) return undefined;
-    this.#given.set(manifest, latest);
-    return { watchFiles: [...latest.files], watchDirs: [...latest.directories] };
+  /**
+   * What to return early for `manifest`, once per build: its previous build's list, or before
+   * its first build the paths `expected` gives (undefined when it gives none).
+   */
+  early(
+    manifest: string,
+    expected: () => { files: readonly string[]; directories: readonly string[] } | undefined,
+  ): { watchFiles: string[]; watchDirs: string[] } | undefined {
+    if (this.#given.has(manifest)) return undefined;
+    const list = this.#latest.get(manifest) ?? listOf(expected());
+    if (list === undefined) return undefined;
+    this.#given.set(manifest, list);
+    return { watchFiles: [...list.files], watchDirs: [...list.directories] };
   }
 
   /** What a load of `manifest`'s build returns: the build's files and directories this build has not given esbuild yet. */
@@ -64,6 +69,10 @@ export class WatchLists {
     }
     return { watchFiles, watchDirs };
   }
+}
+
+function listOf(paths: { files: readonly string[]; directories: readonly string[] } | undefined): WatchList | undefined {
+  return paths === undefined ? undefined : watchList(paths.files, paths.directories);
 }
 
 function watchList(files: readonly string[], directories: readonly string[]): WatchList {

@@ -218,6 +218,20 @@ export function createCompiler(options: CompilerOptions = {}): Compiler {
       }
       return pending;
     },
+    sourcePaths(manifest) {
+      const host = new TrackingHost(options.host ?? nodeHost, reads);
+      const file = realPath(host, path.resolve(manifest));
+      try {
+        const bytes = host.readFile(file);
+        const read = manifests.read(file, bytes);
+        if (!read.manifest) return undefined;
+        const { sources } = discoveries.discover(read.manifest, bytes, host);
+        return { files: [...new Set([...host.files, ...sources])].sort(), directories: [...host.directories].sort() };
+      } catch {
+        // The build reports what is wrong with the manifest or its directory.
+        return undefined;
+      }
+    },
     build(manifest, buildOptions = {}) {
       const host = new TrackingHost(options.host ?? nodeHost, reads);
       // Work on real paths: a package reached through a symbolic link (macOS /tmp is one)

@@ -99,6 +99,16 @@ export interface Compiler {
    * only assembles. A no-op otherwise, for sources already cached, and for a custom host.
    */
   prepare(manifest: string): Promise<void>;
+  /**
+   * What a build of `manifest` reads that is known before it runs: plugin.json, the sources
+   * discovery finds and the directories it walks (the build adds the code modules, resources and
+   * paths it probes). For a host that takes watch paths before the compile's answer: esbuild
+   * reads every watch file a plugin returns, even in a one-shot build, so the esbuild plugin hands
+   * it these with the manifest's resolution and compiles meanwhile. Through the build's own caches:
+   * the build that follows does not walk the tree again. Undefined when plugin.json cannot be read
+   * as a manifest; it never throws.
+   */
+  sourcePaths(manifest: string): { files: string[]; directories: string[] } | undefined;
   readonly stats: CompilerStats;
 }
 
