@@ -299,13 +299,19 @@ function sameNodeStamp(path: string, known: { stamp: string; fields?: number[] }
   return s.dev === f[0] && s.ino === f[1] && s.size === f[2] && s.mtimeMs === f[3] && s.ctimeMs === f[4];
 }
 
+// A file's times come from the kernel's coarse clock, which can trail Date.now() (5 ms seen on
+// Linux 6.18; a jiffy is 10 ms at HZ=100): a write right after a read that started just past the
+// tick could still carry the file's previous tick, so the window reaches that much further back.
+const FILE_CLOCK_LAG_MS = 20;
+
 /**
  * Whether a file changed at `changedAt` (its mtime or ctime) may change again without a new
- * stamp after a read that started at `started`: within one timestamp tick. ext4, xfs, btrfs and
- * tmpfs keep nanoseconds but follow the kernel's coarse clock (a few ms); a time on a whole
- * second comes from a file system that keeps seconds (or two, FAT), so the tick is taken as 2 s.
+ * stamp after a read that started at `started`: within one timestamp tick and the file clock's
+ * lag. ext4, xfs, btrfs and tmpfs keep nanoseconds but follow the kernel's coarse clock (a few
+ * ms); a time on a whole second comes from a file system that keeps seconds (or two, FAT), so the
+ * tick is taken as 2 s.
  */
 export function racy(changedAt: number, started: number): boolean {
   const tick = changedAt % 1000 === 0 ? 2000 : 100;
-  return changedAt > started - tick;
+  return changedAt > started - tick - FILE_CLOCK_LAG_MS;
 }
