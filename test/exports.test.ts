@@ -34,6 +34,7 @@ describe('public exports', () => {
   it('@berrypack/compiler/internal-adapter is what bundler adapters need beyond it', async () => {
     const api = await import('../packages/compiler/src/internal-adapter.js');
     expect(Object.keys(api).sort()).toEqual([
+      'ChangeWatcher',
       'LineIndex',
       'codeFrame',
       'createBuildMemo',
@@ -59,6 +60,7 @@ describe('public exports', () => {
     const api = await import('../packages/compiler/src/internal-cli.js');
     expect(Object.keys(api).sort()).toEqual([
       'AnswerRecorder',
+      'ChangeWatcher',
       'TrackingHost',
       'closest',
       'escapeChar',

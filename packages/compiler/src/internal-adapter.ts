@@ -34,3 +34,5 @@ export { nodeHost } from './host.js';
 export { LineIndex } from './diagnostics/line-index.js';
 // Watch sessions of hosts that write the bundle themselves: the superseded bundle becomes the new one's file.
 export { handOverBundle } from './bundle/hand-over.js';
+// Watch sessions whose host does not say what changed: the changed files, from file events.
+export { ChangeWatcher } from './package/change-watcher.js';

@@ -2,6 +2,7 @@
 // in any release.
 export { escapeChar, escapeLine } from './diagnostics/code-frame.js';
 export { TrackingHost } from './host.js';
+export { ChangeWatcher } from './package/change-watcher.js';
 export { firstDifference } from './package/first-difference.js';
 export { AnswerRecorder, sameAnswersOnDisk, type RecordedAnswer } from './package/answer-recorder.js';
 /** An upper bound of a YAML text's nesting depth, in one pass: refuse deep input before a recursive parser sees it. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type * as CompilerApi from '@berrypack/compiler';
 import type { BuildResult, BundleFile, Compiler, PackageSummary, PluginOptions as Options } from '@berrypack/compiler';
 import {
+  ChangeWatcher,
   createBuildMemo,
   filterWithoutPatterns,
   isBerryImport,
@@ -15,7 +16,6 @@ import {
 } from '@berrypack/compiler/internal-adapter';
 import type { BuildOptions, OnLoadResult, OnResolveArgs, Plugin, PluginBuild } from 'esbuild';
 import { emitBundles, type BundleWriters } from './emit-bundles.js';
-import { ChangeWatcher } from './change-watcher.js';
 import { WatchLists } from './watch-lists.js';
 import { PLUGIN_NAME, toEsbuildMessage } from './to-esbuild-message.js';
 

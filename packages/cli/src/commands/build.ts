@@ -86,7 +86,8 @@ export async function buildCommand(args: string[], io: CliIo): Promise<number> {
     ...(early ? { checkWorker: early } : {}),
     ...(values.watch === true ? {} : { oneShot: true }),
   });
-  const build = (): BuildResult => compiler.build(manifest, version === undefined ? {} : { version });
+  const build = (changedFiles?: ReadonlySet<string>): BuildResult =>
+    compiler.build(manifest, { ...(version === undefined ? {} : { version }), ...(changedFiles === undefined ? {} : { changedFiles }) });
   // A large package's sources are read and checked on two threads first (docs/performance.md).
   await compiler.prepare(manifest);
   if (values.watch === true) return watch(settings, manifest, build);
@@ -132,14 +133,16 @@ function printBuilt(settings: BuildSettings, result: BuildResult, file: string, 
 }
 
 /** `--watch`: rebuilds until a signal; every outcome is printed, a failure never ends the session. */
-async function watch(settings: BuildSettings, manifest: string, build: () => BuildResult): Promise<number> {
+async function watch(settings: BuildSettings, manifest: string, build: (changedFiles?: ReadonlySet<string>) => BuildResult): Promise<number> {
   const { io, format, outDir } = settings;
-  const [report, { watchBuild }, { createColors }, { summaryLine }] = await Promise.all([
+  const [report, { watchBuild }, { changedFileBuilds }, { createColors }, { summaryLine }] = await Promise.all([
     loadReport(),
     import('../watch/watch-build.js'),
+    import('../watch/changed-builds.js'),
     import('../output/colors.js'),
     import('../output/format-text.js'),
   ]);
+  const builds = changedFileBuilds(manifest, build);
   const { printDiagnostics } = report;
   let last: { ok: boolean; id?: string } | undefined;
   let written: string | undefined;
@@ -147,7 +150,7 @@ async function watch(settings: BuildSettings, manifest: string, build: () => Bui
   return watchBuild({
     fallback: { files: [manifest], directories: [] },
     build() {
-      const result = build();
+      const result = builds.build();
       if (failed(result, settings)) {
         printFailure(result.diagnostics);
         last = { ok: false };
@@ -172,7 +175,7 @@ async function watch(settings: BuildSettings, manifest: string, build: () => Bui
       if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return false;
       return rel === 'blobs' || rel.startsWith(`blobs${path.sep}`) || (!rel.includes(path.sep) && (rel.endsWith('.berry.json') || rel.endsWith('.tmp')));
     },
-  });
+  }).finally(() => builds.close());
 
   function printFailure(diagnostics: readonly Diagnostic[]): void {
     if (format !== 'text') {

@@ -13,7 +13,11 @@ export interface WatchBuildOptions {
   /** Called when `build` throws; the session goes on. */
   onError(error: unknown): void;
   ignore?: WatchPathsOptions['ignore'];
-  /** Quiet time after the last change before rebuilding (editors write in bursts). */
+  /**
+   * Quiet time after the last change before rebuilding (editors and tools write in bursts).
+   * Default 20 ms, webpack's `aggregateTimeout`; most of a rebuild's wait at N = 1,000 was the
+   * 50 ms used before (docs/performance.md, round thirteen).
+   */
   debounceMs?: number;
 }
 
@@ -28,10 +32,12 @@ export function watchBuild(options: WatchBuildOptions): Promise<number> {
   return new Promise((resolve) => {
     let watcher: { close(): void } | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let immediate: NodeJS.Immediate | undefined;
     let watched = options.fallback;
 
     const rebuild = () => {
       timer = undefined;
+      immediate = undefined;
       try {
         watched = options.build();
       } catch (error) {
@@ -44,11 +50,14 @@ export function watchBuild(options: WatchBuildOptions): Promise<number> {
     };
     function schedule(): void {
       if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(rebuild, options.debounceMs ?? 50);
+      // The build starts after one more poll of the event loop: a change made before it is then
+      // among the file events a build is told of (changed-builds.ts).
+      timer = setTimeout(() => (immediate = setImmediate(rebuild)), options.debounceMs ?? 20);
     }
     const stop = () => {
       for (const signal of SIGNALS) process.off(signal, stop);
       if (timer !== undefined) clearTimeout(timer);
+      if (immediate !== undefined) clearImmediate(immediate);
       watcher?.close();
       resolve(0);
     };

@@ -1,7 +1,7 @@
 import { appendFileSync, linkSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChangeWatcher, eventsAreComplete } from '../src/change-watcher.js';
+import { ChangeWatcher, eventsAreComplete } from '../src/package/change-watcher.js';
 import { tempDir } from '../../../test/support/temp.js';
 
 /** A poll of the event loop: what the kernel queued for the watches is delivered. */

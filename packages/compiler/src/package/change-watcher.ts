@@ -32,15 +32,17 @@ export function eventsAreComplete(dir: string): boolean {
 }
 
 /**
- * Which of the files a context's builds read changed since the previous compile, from the
- * kernel's file events (`fs.watch` on each directory holding such a file). esbuild does not tell
- * a plugin what changed, so without this every rebuild's compile stats every file of the
- * package again (1,021 at N = 1,000) while esbuild stats the same files for its own watcher.
+ * Which of the files a watch session's builds read changed since the previous compile, from the
+ * kernel's file events (`fs.watch` on each directory holding such a file), for the compiler's
+ * `changedFiles`. esbuild does not tell a plugin what changed, and the CLI's `--watch` only knows
+ * that something did, so without this every rebuild's compile stats every file of the package
+ * again (1,021 at N = 1,000).
  *
  * The kernel queues an event before the write that causes it returns, so an edit made before
- * `rebuild()` has been read from the watch descriptor by the time esbuild's onResolve or onLoad
- * (a later turn of the event loop than the `rebuild()` call) asks for the changes. Where events
- * could be missing, `take` says it cannot tell and the compile stats every file, as before:
+ * the build has been read from the watch descriptor once the event loop has polled between the
+ * two (esbuild's onResolve or onLoad come a later turn of the loop than the `rebuild()` call; the
+ * CLI starts a rebuild from `setImmediate`, after a poll). Where events could be missing, `take`
+ * says it cannot tell and the compile stats every file, as before:
  * - changes between a compile's reads and the start of a new directory's watch (the compile
  *   after a new watch stats everything);
  * - a file that is a symbolic link (its target's directory is not watched) or has another hard

@@ -1,0 +1,96 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCompiler, nodeHost } from '@berrypack/compiler';
+import { changedFileBuilds } from '../src/watch/changed-builds.js';
+import { copyFixtures } from '../../../test/support/temp.js';
+
+/** Two polls of the event loop: the kernel's events for the watches are delivered, and the files' kinds taken. */
+const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
+
+// Events are trusted only from inotify (Linux), on a local file system such as the temp dir's.
+describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
+  it('tell a rebuild which files changed once the watches cover the package, so it stats only those, and give a fresh compile’s bundle', async () => {
+    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
+    const manifest = path.join(pkg, 'plugin.json');
+    const compose = path.join(pkg, 'routines/notes/compose.md');
+    const score = path.join(pkg, 'routines/lib/score.js');
+    let stamps = 0;
+    const compiler = createCompiler({ host: { ...nodeHost, stamp: (file) => (stamps++, nodeHost.stamp!(file)) } });
+    const told: (ReadonlySet<string> | undefined)[] = [];
+    const builds = changedFileBuilds(manifest, (changedFiles) => {
+      told.push(changedFiles);
+      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
+    });
+    /** A build after `edit`, with the stamps it took; its bundle is checked against a fresh compiler's. */
+    const rebuild = async (edit: () => void) => {
+      edit();
+      await turn();
+      stamps = 0;
+      const result = builds.build();
+      expect(result.ok).toBe(true);
+      expect(result.bundle!.id).toBe(createCompiler().build(manifest).bundle!.id);
+      await turn();
+      return stamps;
+    };
+    try {
+      // Read well after the copy, so the reads are kept (a file changed within a tick of its read is read again).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const first = builds.build();
+      expect(first.ok).toBe(true);
+      await turn();
+      const edited = readFileSync(compose, 'utf8').replace('Rewrite the note', 'Rewrite the message');
+      // The watches started after the first build: what changed before them went unseen, so every file is checked.
+      const all = await rebuild(() => writeFileSync(compose, edited));
+      expect(told[1]).toBeUndefined();
+      expect(all).toBeGreaterThanOrEqual(first.files.filter((f) => f.endsWith('.md') || f.endsWith('.js')).length);
+      // From then on at most the edited file is checked (none when its last read was too recent to keep), a routine's or a code module's.
+      expect(await rebuild(() => writeFileSync(compose, `${edited}\nAgain.\n`))).toBeLessThanOrEqual(1);
+      expect([...told[2]!]).toEqual([compose]);
+      expect(await rebuild(() => writeFileSync(score, readFileSync(score, 'utf8').replace(/\n$/, '\n// edited\n')))).toBeLessThanOrEqual(1);
+      expect([...told[3]!]).toEqual([score]);
+    } finally {
+      builds.close();
+    }
+  });
+
+  it('tell the build after one that threw nothing, since the changes that one took may not have been read', async () => {
+    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
+    const manifest = path.join(pkg, 'plugin.json');
+    const compose = path.join(pkg, 'routines/notes/compose.md');
+    const compiler = createCompiler();
+    const told: (ReadonlySet<string> | undefined)[] = [];
+    let fail = false;
+    const builds = changedFileBuilds(manifest, (changedFiles) => {
+      told.push(changedFiles);
+      if (fail) throw new Error('internal');
+      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
+    });
+    // Each build reads well after the last write, so what it reads is kept for the next.
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 200));
+    const fresh = () => createCompiler().build(manifest).bundle!.id;
+    try {
+      await settled();
+      builds.build();
+      await settled();
+      builds.build();
+      writeFileSync(compose, readFileSync(compose, 'utf8').replace('Rewrite the note', 'Rewrite the message'));
+      await settled();
+      fail = true;
+      expect(() => builds.build()).toThrow('internal');
+      expect([...told[2]!]).toEqual([compose]);
+      fail = false;
+      // Told the empty list that follows, this build would serve the edited routine's earlier bytes.
+      const after = builds.build();
+      expect(told[3]).toBeUndefined();
+      expect(after.bundle!.id).toBe(fresh());
+      await turn();
+      writeFileSync(compose, `${readFileSync(compose, 'utf8')}\nAgain.\n`);
+      await settled();
+      expect(builds.build().bundle!.id).toBe(fresh());
+      expect([...told[4]!]).toEqual([compose]);
+    } finally {
+      builds.close();
+    }
+  });
+});
