@@ -102,6 +102,8 @@ describe('bench/run.mjs (reduced mode, N = 100)', () => {
         'esbuild-js-incremental',
         'compiler-routine',
         'compiler-code',
+        'cli-watch-routine',
+        'cli-watch-code',
         'esbuild-plugin-routine',
         'esbuild-plugin-code',
         'rollup-watch-routine',

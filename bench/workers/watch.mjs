@@ -2,7 +2,7 @@
 // kind, alternating, each a real content change whose effect on the output is checked.
 //   node bench/workers/watch.mjs MODE PKG_DIR ENTRY JS_DIR OUT_DIR EDITS
 // MODE: compiler | compiler-listed | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
-//       rspack-watch, and each host's floor: esbuild-floor | rollup-floor | vite-floor |
+//       rspack-watch | cli-watch (`berrypack build --watch`), and each host's floor: esbuild-floor | rollup-floor | vite-floor |
 //       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
 //       package's files and directories, bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's
 //       floor that also emits an asset of the bundle's size under a new name each build (what
@@ -23,6 +23,7 @@
 // `code` changes the exported label of a shared code module (routines/lib/m0.js, imported by about
 // ten code routines) — for esbuild-js the same file of the JS mirror.
 // Prints one JSON line: {mode, initialMs, routine: [ms…], code: [ms…], extra}.
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hostCompiler, webpackConfig } from '../lib/webpack-config.mjs';
@@ -333,6 +334,32 @@ if (mode === 'compiler' || mode === 'compiler-listed') {
   });
   await watchLoop(eventsOf(watcher), 100);
   await watcher.close();
+} else if (host === 'cli') {
+  // `berrypack build --watch`, its own watcher and debounce: write → the build's JSON line (the bundle written).
+  const child = spawn(process.execPath, [path.join(ROOT, 'packages/cli/bin/berrypack.js'), 'build', manifest, '--watch', '--json', '--out-dir', outDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const builds = buildTracker();
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    buffer += chunk;
+    for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      builds.started();
+      builds.ended(JSON.parse(line).ok === true ? line : new Error(line));
+    }
+  });
+  try {
+    await watchLoop(builds, 100);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+  // The watcher is another process: this one's CPU and page faults say nothing about it.
+  delete result.extra.cpuMs;
+  delete result.extra.minorFaults;
 } else if (host === 'webpack' || host === 'rspack') {
   const create = await hostCompiler(host);
   const floorPlugin = floor && withAsset ? webpackAssetOfBundleSize(webpackFloor(paths), (await startShadow()).bundle) : webpackFloor(paths);
