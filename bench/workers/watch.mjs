@@ -1,15 +1,16 @@
 // Rebuild after one edit, in one (fresh) process: the initial build, then EDITS edits of each
 // kind, alternating, each a real content change whose effect on the output is checked.
 //   node bench/workers/watch.mjs MODE PKG_DIR ENTRY JS_DIR OUT_DIR EDITS
-// MODE: compiler | compiler-listed | esbuild-js | esbuild-plugin | rollup-watch | vite-watch | webpack-watch |
-//       rspack-watch | cli-watch (`berrypack build --watch`), and each host's floor: esbuild-floor | rollup-floor | vite-floor |
-//       webpack-floor | rspack-floor (the same watcher with a do-nothing plugin registering the
-//       package's files and directories, bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's
-//       floor that also emits an asset of the bundle's size under a new name each build (what
-//       rolldown itself spends on an asset that large); webpack-floor-asset | rspack-floor-asset: the
-//       same for webpack's and Rspack's floor, the asset in the bundle's parts (a ConcatSource of
-//       RawSources, as the plugin emits it for Rspack); webpack-watch-noemit | rspack-watch-noemit:
-//       the plugin with `emit: false` (no bundle asset; each rebuild is checked by its end only).
+// MODE: compiler | compiler-listed | esbuild-js | esbuild-plugin | rollup-watch | vite-watch |
+//       webpack-watch | rspack-watch | cli-watch (`berrypack build --watch`), and each host's
+//       floor: esbuild-floor | rollup-floor | vite-floor | webpack-floor | rspack-floor (the same
+//       watcher with a do-nothing plugin registering the package's files and directories,
+//       bench/lib/floor-plugins.mjs); vite-floor-asset: Vite's floor that also emits an asset of
+//       the bundle's size under a new name each build (what rolldown itself spends on an asset that
+//       large); webpack-floor-asset | rspack-floor-asset: the same for webpack's and Rspack's
+//       floor, the asset in the bundle's parts (a ConcatSource of RawSources, as the plugin emits
+//       it for Rspack); webpack-watch-noemit | rspack-watch-noemit: the plugin with `emit: false`
+//       (no bundle asset; each rebuild is checked by its end only).
 // For the plugins (rollup-watch, vite-watch, webpack-watch, rspack-watch, esbuild-plugin) `extra` also holds, per edit, the
 // time in the plugin's own hooks (`hookMs`) and a rebuild of the same edit by a second compiler
 // in the same process right after (`compilerMs`, given the edited file as the plugin's watcher
