@@ -408,7 +408,7 @@ describe('@berrypack/esbuild', () => {
     const dir = copyFixtures(['notebook']);
     const notes = path.join(dir, 'notebook/routines/notes');
     writeFiles(dir, { 'main.js': "import app from './notebook/plugin.json';\nexport default app;\n" });
-    // Past the compiler's racy tick (100 ms): a file it read that long after its last change is
+    // Past the compiler's racy window (120 ms): a file it read that long after its last change is
     // kept in memory until the plugin says it changed, so each step edits a file no build has
     // seen change (a file read right after its change is checked again anyway).
     const settle = () => new Promise((resolve) => setTimeout(resolve, 150));

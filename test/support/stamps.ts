@@ -14,5 +14,5 @@ export function recordStamps(): { paths: string[]; restore(): void } {
   return { paths, restore: () => void (nodeHost.stamp = original) };
 }
 
-/** Waits out the read cache's racy window (100 ms), so files written just before are kept in memory. */
+/** Waits out the read cache's racy window (a 100 ms tick plus 20 ms of file-clock lag), so files written just before are kept in memory. */
 export const agePastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, 250));
