@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCompiler, nodeHost } from '@berrypack/compiler';
 import { changedFileBuilds } from '../src/watch/changed-builds.js';
+import { agePastRacyWindow } from '../../../test/support/stamps.js';
 import { copyFixtures } from '../../../test/support/temp.js';
 
 /** Two polls of the event loop: the kernel's events for the watches are delivered, and the files' kinds taken. */
@@ -10,7 +11,7 @@ const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
 
 // Events are trusted only from inotify (Linux), on a local file system such as the temp dir's.
 describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
-  it('tell a rebuild which files changed once the watches cover the package, so it stats only those, and give a fresh compile’s bundle', async () => {
+  it('tell every rebuild, the first edit’s included, which files changed, so it stats only those, and give a fresh compile’s bundle', async () => {
     const pkg = path.join(copyFixtures(['notebook']), 'notebook');
     const manifest = path.join(pkg, 'plugin.json');
     const compose = path.join(pkg, 'routines/notes/compose.md');
@@ -35,20 +36,25 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
     };
     try {
       // Read well after the copy, so the reads are kept (a file changed within a tick of its read is read again).
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await agePastRacyWindow();
       const first = builds.build();
       expect(first.ok).toBe(true);
+      expect(told).toEqual([undefined]);
+      // The watches started after the first build, so what changed before them went unseen: the
+      // build that runs unseen right after it is told nothing and checks every file.
       await turn();
+      expect(told).toEqual([undefined, undefined]);
+      expect(stamps).toBeGreaterThanOrEqual(first.files.filter((f) => f.endsWith('.md') || f.endsWith('.js')).length);
+      // Each edit's rebuild, from the first, checks at most the edited file (none when its last
+      // read was too recent to keep), a routine's or a code module's.
       const edited = readFileSync(compose, 'utf8').replace('Rewrite the note', 'Rewrite the message');
-      // The watches started after the first build: what changed before them went unseen, so every file is checked.
-      const all = await rebuild(() => writeFileSync(compose, edited));
-      expect(told[1]).toBeUndefined();
-      expect(all).toBeGreaterThanOrEqual(first.files.filter((f) => f.endsWith('.md') || f.endsWith('.js')).length);
-      // From then on at most the edited file is checked (none when its last read was too recent to keep), a routine's or a code module's.
-      expect(await rebuild(() => writeFileSync(compose, `${edited}\nAgain.\n`))).toBeLessThanOrEqual(1);
+      expect(await rebuild(() => writeFileSync(compose, edited))).toBeLessThanOrEqual(1);
       expect([...told[2]!]).toEqual([compose]);
+      expect(await rebuild(() => writeFileSync(compose, `${edited}\nAgain.\n`))).toBeLessThanOrEqual(1);
+      expect([...told[3]!]).toEqual([compose]);
       expect(await rebuild(() => writeFileSync(score, readFileSync(score, 'utf8').replace(/\n$/, '\n// edited\n')))).toBeLessThanOrEqual(1);
-      expect([...told[3]!]).toEqual([score]);
+      expect([...told[4]!]).toEqual([score]);
+      expect(told).toHaveLength(5);
     } finally {
       builds.close();
     }
@@ -67,13 +73,14 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
       return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
     });
     // Each build reads well after the last write, so what it reads is kept for the next.
-    const settled = () => new Promise((resolve) => setTimeout(resolve, 200));
+    const settled = agePastRacyWindow;
     const fresh = () => createCompiler().build(manifest).bundle!.id;
     try {
       await settled();
       builds.build();
+      // The build that runs unseen after the first reads nothing new: what the first read is kept.
       await settled();
-      builds.build();
+      expect(told).toEqual([undefined, undefined]);
       writeFileSync(compose, readFileSync(compose, 'utf8').replace('Rewrite the note', 'Rewrite the message'));
       await settled();
       fail = true;
@@ -89,6 +96,29 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
       await settled();
       expect(builds.build().bundle!.id).toBe(fresh());
       expect([...told[4]!]).toEqual([compose]);
+    } finally {
+      builds.close();
+    }
+  });
+
+  it('tell the first edit nothing when the build that runs unseen after the first one threw', async () => {
+    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
+    const manifest = path.join(pkg, 'plugin.json');
+    const compose = path.join(pkg, 'routines/notes/compose.md');
+    const compiler = createCompiler();
+    const told: (ReadonlySet<string> | undefined)[] = [];
+    const builds = changedFileBuilds(manifest, (changedFiles) => {
+      told.push(changedFiles);
+      if (told.length === 2) throw new Error('internal');
+      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
+    });
+    try {
+      builds.build();
+      await turn();
+      writeFileSync(compose, `${readFileSync(compose, 'utf8')}\nAgain.\n`);
+      await turn();
+      expect(builds.build().bundle!.id).toBe(createCompiler().build(manifest).bundle!.id);
+      expect(told).toEqual([undefined, undefined, undefined]);
     } finally {
       builds.close();
     }
