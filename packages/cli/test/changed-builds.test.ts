@@ -9,20 +9,31 @@ import { copyFixtures } from '../../../test/support/temp.js';
 /** Two polls of the event loop: the kernel's events for the watches are delivered, and the files' kinds taken. */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 30));
 
+/**
+ * A watch session on a copy of the notebook fixture: the builds, what each was told, and the
+ * bundle id a fresh compiler gives. `compile` builds with the list it is given (`fail` is asked
+ * first, with the number of builds so far, and throws when it says so).
+ */
+function session(options: { host?: typeof nodeHost; fail?: (builds: number) => boolean } = {}) {
+  const pkg = path.join(copyFixtures(['notebook']), 'notebook');
+  const manifest = path.join(pkg, 'plugin.json');
+  const compiler = createCompiler(options.host ? { host: options.host } : {});
+  const told: (ReadonlySet<string> | undefined)[] = [];
+  const builds = changedFileBuilds(manifest, (changedFiles) => {
+    told.push(changedFiles);
+    if (options.fail?.(told.length)) throw new Error('internal');
+    return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
+  });
+  const fresh = () => createCompiler().build(manifest).bundle!.id;
+  return { pkg, compose: path.join(pkg, 'routines/notes/compose.md'), told, builds, fresh };
+}
+
 // Events are trusted only from inotify (Linux), on a local file system such as the temp dir's.
 describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
   it('tell every rebuild, the first edit’s included, which files changed, so it stats only those, and give a fresh compile’s bundle', async () => {
-    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
-    const manifest = path.join(pkg, 'plugin.json');
-    const compose = path.join(pkg, 'routines/notes/compose.md');
-    const score = path.join(pkg, 'routines/lib/score.js');
     let stamps = 0;
-    const compiler = createCompiler({ host: { ...nodeHost, stamp: (file) => (stamps++, nodeHost.stamp!(file)) } });
-    const told: (ReadonlySet<string> | undefined)[] = [];
-    const builds = changedFileBuilds(manifest, (changedFiles) => {
-      told.push(changedFiles);
-      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
-    });
+    const { pkg, compose, told, builds, fresh } = session({ host: { ...nodeHost, stamp: (file) => (stamps++, nodeHost.stamp!(file)) } });
+    const score = path.join(pkg, 'routines/lib/score.js');
     /** A build after `edit`, with the stamps it took; its bundle is checked against a fresh compiler's. */
     const rebuild = async (edit: () => void) => {
       edit();
@@ -30,7 +41,7 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
       stamps = 0;
       const result = builds.build();
       expect(result.ok).toBe(true);
-      expect(result.bundle!.id).toBe(createCompiler().build(manifest).bundle!.id);
+      expect(result.bundle!.id).toBe(fresh());
       await turn();
       return stamps;
     };
@@ -61,28 +72,17 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
   });
 
   it('tell the build after one that threw nothing, since the changes that one took may not have been read', async () => {
-    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
-    const manifest = path.join(pkg, 'plugin.json');
-    const compose = path.join(pkg, 'routines/notes/compose.md');
-    const compiler = createCompiler();
-    const told: (ReadonlySet<string> | undefined)[] = [];
     let fail = false;
-    const builds = changedFileBuilds(manifest, (changedFiles) => {
-      told.push(changedFiles);
-      if (fail) throw new Error('internal');
-      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
-    });
+    const { compose, told, builds, fresh } = session({ fail: () => fail });
     // Each build reads well after the last write, so what it reads is kept for the next.
-    const settled = agePastRacyWindow;
-    const fresh = () => createCompiler().build(manifest).bundle!.id;
     try {
-      await settled();
+      await agePastRacyWindow();
       builds.build();
       // The build that runs unseen after the first reads nothing new: what the first read is kept.
-      await settled();
+      await agePastRacyWindow();
       expect(told).toEqual([undefined, undefined]);
       writeFileSync(compose, readFileSync(compose, 'utf8').replace('Rewrite the note', 'Rewrite the message'));
-      await settled();
+      await agePastRacyWindow();
       fail = true;
       expect(() => builds.build()).toThrow('internal');
       expect([...told[2]!]).toEqual([compose]);
@@ -93,7 +93,7 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
       expect(after.bundle!.id).toBe(fresh());
       await turn();
       writeFileSync(compose, `${readFileSync(compose, 'utf8')}\nAgain.\n`);
-      await settled();
+      await agePastRacyWindow();
       expect(builds.build().bundle!.id).toBe(fresh());
       expect([...told[4]!]).toEqual([compose]);
     } finally {
@@ -102,22 +102,13 @@ describe.runIf(process.platform === 'linux')("the CLI's watch builds", () => {
   });
 
   it('tell the first edit nothing when the build that runs unseen after the first one threw', async () => {
-    const pkg = path.join(copyFixtures(['notebook']), 'notebook');
-    const manifest = path.join(pkg, 'plugin.json');
-    const compose = path.join(pkg, 'routines/notes/compose.md');
-    const compiler = createCompiler();
-    const told: (ReadonlySet<string> | undefined)[] = [];
-    const builds = changedFileBuilds(manifest, (changedFiles) => {
-      told.push(changedFiles);
-      if (told.length === 2) throw new Error('internal');
-      return compiler.build(manifest, changedFiles === undefined ? {} : { changedFiles });
-    });
+    const { compose, told, builds, fresh } = session({ fail: (count) => count === 2 });
     try {
       builds.build();
       await turn();
       writeFileSync(compose, `${readFileSync(compose, 'utf8')}\nAgain.\n`);
       await turn();
-      expect(builds.build().bundle!.id).toBe(createCompiler().build(manifest).bundle!.id);
+      expect(builds.build().bundle!.id).toBe(fresh());
       expect(told).toEqual([undefined, undefined, undefined]);
     } finally {
       builds.close();
