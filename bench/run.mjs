@@ -308,7 +308,7 @@ for (let run = 0; run < maxRuns; run++) {
       // modKeySafetyGap) and reads younger files in full on every rebuild, which would time the
       // copies' age instead of the rebuild. The cold processes usually take longer than that.
       const young = generatedAt + 3100 - Date.now();
-      if (young > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, young);
+      if (young > 0) await new Promise((resolve) => setTimeout(resolve, young));
       const edits = n >= 10000 && !process.argv.includes('--edits') ? Math.min(options.edits, 3) : options.edits;
       for (const mode of rotate(WATCH, run)) {
         const out = path.join(s.dir, 'out', `watch-${mode}`);
